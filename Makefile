@@ -1,0 +1,32 @@
+# SPDX-License-Identifier: GPL-2.0
+# fentry.multi for Linux 6.12: the harness. See README.md.
+#
+#   make run                 build, boot the x86-64 kernel, run the demo
+#   make check [ARCH=...]    build both kernels and selftests, run them in QEMU
+#   make tree | refresh | status | kernel | selftests | series
+
+ARCH ?= all
+ARCHES := $(if $(filter all,$(ARCH)),x86_64 arm64,$(ARCH))
+H := harness
+
+.PHONY: all run check tree refresh status kernel selftests clean help
+all: help
+help:
+	@sed -n '2,7p' Makefile | sed 's/^# \{0,1\}//'
+
+tree:
+	@$(H)/tree.sh
+refresh:
+	@$(H)/refresh.sh
+status:
+	@$(H)/status.sh
+kernel:
+	@set -e; for a in $(ARCHES); do $(H)/kernel.sh $$a; done
+selftests:
+	@set -e; for a in $(ARCHES); do $(H)/selftests.sh $$a; done
+check:
+	@$(H)/check.sh $(ARCHES)
+run:
+	@$(H)/run.sh
+clean:
+	rm -rf build/x86_64 build/arm64 build/selftests-* build/check

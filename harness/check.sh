@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make check [ARCH=x86_64|arm64]: per arch, build the kernel and the
+# selftests, run the listed tests in QEMU, fail on a failed test or a
+# kernel splat. Last line: "N passed, N failed" over all arches.
+# TESTS="a b" runs only those tests (they must be in harness/tests/list).
+. "$(dirname "$0")/lib.sh"
+arches=("$@")
+[ ${#arches[@]} -gt 0 ] || arches=(x86_64 arm64)
+
+T0=$(now_s)
+[ -d "$TREE/.git" ] || "$HARNESS/tree.sh"
+log "base: $BASE_PKG $(base_version); arches: ${arches[*]}"
+tot_pass=0; tot_fail=0; tot_skip=0; summary=()
+for a in "${arches[@]}"; do
+	arch_vars "$a"
+	out=$BUILD/check/$KARCH
+	rm -rf "$out"; mkdir -p "$out"
+	ta=$(now_s)
+	t=$(now_s)
+	if ! "$HARNESS/kernel.sh" "$KARCH"; then
+		summary+=("$KARCH: kernel build failed"); tot_fail=$((tot_fail + 1)); continue
+	fi
+	tk=$(( $(now_s) - t )); t=$(now_s)
+	if ! "$HARNESS/selftests.sh" "$KARCH"; then
+		summary+=("$KARCH: selftests build failed"); tot_fail=$((tot_fail + 1)); continue
+	fi
+	ts=$(( $(now_s) - t )); t=$(now_s)
+
+	sed -e 's/#.*//' -e 's/[[:space:]]//g' "$HARNESS/tests/list" | grep -v -e '^@' -e '^$' > "$out/allow"
+	if [ -n "${TESTS:-}" ]; then
+		for x in $TESTS; do grep -qxF "$x" "$out/allow" || die "TESTS: $x is not in harness/tests/list"; done
+		printf '%s\n' $TESTS > "$out/allow"
+	fi
+	sed -e 's/#.*//' -e 's/[[:space:]]//g' "$HARNESS/tests/deny.$KARCH" 2>/dev/null | sed '/^$/d' > "$out/deny" || true
+	cat > "$out/job.sh" <<-JOB
+	set -o pipefail
+	out=/work/check/$KARCH
+	cd /work/selftests-$KARCH
+	./test_progs -a @\$out/allow -d @\$out/deny 2>&1 | tee \$out/test_progs.log | sed 's/^/TP: /'
+	echo "test_progs exit status \$?"
+	dmesg > \$out/dmesg.log
+	JOB
+	guest_ok=1
+	"$HARNESS/guest.sh" "$KARCH" "check/$KARCH/job.sh" "$out/console.log" || guest_ok=0
+	tg=$(( $(now_s) - t ))
+
+	res=$(python3 "$HARNESS/results.py" "$KARCH" "$out/test_progs.log" "$out/console.log" "$out/dmesg.log") || true
+	printf '%s\n' "$res"
+	line=$(tail -n 1 <<<"$res")
+	p=$(sed -E 's/.*: ([0-9]+) passed.*/\1/' <<<"$line")
+	f=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")
+	s=$(sed -E 's/.* ([0-9]+) skipped.*/\1/' <<<"$line")
+	n=$(sed -E 's/.* ([0-9]+) splats.*/\1/' <<<"$line")
+	[ "$n" -gt 0 ] && f=$((f + 1))		# a splat fails the arch
+	[ $guest_ok -eq 1 ] || { f=$((f + 1)); tail -n 30 "$out/console.log" >&2; }
+	tot_pass=$((tot_pass + p)); tot_fail=$((tot_fail + f)); tot_skip=$((tot_skip + s))
+	summary+=("$line; guest ok: $guest_ok; time: kernel ${tk}s, selftests ${ts}s, guest ${tg}s, total $(( $(now_s) - ta ))s")
+done
+echo "== make check ($BASE_PKG $(base_version)), $(( $(now_s) - T0 ))s"
+printf '%s\n' "${summary[@]}"
+echo "$tot_pass passed, $tot_fail failed, $tot_skip skipped"
+[ "$tot_fail" -eq 0 ]

@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make kernel ARCH=x86_64|arm64: out-of-tree build of build/linux into
+# build/<arch> from allnoconfig + harness/config fragments, with ccache.
+# CONFIG_VARIANT=name adds harness/config/<name>.config (e.g. kasan).
+. "$(dirname "$0")/lib.sh"
+arch_vars "${1:?usage: kernel.sh ARCH}"
+
+pkgs=(build-essential bc bison flex libssl-dev libelf-dev dwarves ccache cpio python3 kmod)
+[ -n "$CROSS" ] && pkgs+=(gcc-aarch64-linux-gnu)
+need_pkgs "${pkgs[@]}"
+[ -d "$TREE/.git" ] || "$HARNESS/tree.sh"
+
+t0=$(now_s)
+mkdir -p "$KOUT"
+frags=("$HARNESS/config/common.config" "$HARNESS/config/$KARCH.config")
+[ -n "${CONFIG_VARIANT:-}" ] && frags+=("$HARNESS/config/$CONFIG_VARIANT.config")
+KMAKE=(make -C "$TREE" O="$KOUT" ARCH="$KARCH" CROSS_COMPILE="$CROSS"
+       CC="ccache ${CROSS}gcc" HOSTCC="ccache gcc" LOCALVERSION= -j"$NPROC")
+
+cat "${frags[@]}" > "$KOUT/fragment.config.new"
+if ! cmp -s "$KOUT/fragment.config.new" "$KOUT/fragment.config" || [ ! -f "$KOUT/.config" ]; then
+	log "configuring $KARCH: allnoconfig + ${frags[*]##*/}"
+	mv "$KOUT/fragment.config.new" "$KOUT/fragment.config"
+	"${KMAKE[@]}" -s KCONFIG_ALLCONFIG="$KOUT/fragment.config" allnoconfig >&2
+else
+	rm -f "$KOUT/fragment.config.new"
+fi
+
+# Each fragment line must hold in the final .config (a dropped dependency
+# is silent in Kconfig; here it fails the build).
+bad=0
+while IFS= read -r line; do
+	case "$line" in
+	CONFIG_*=*) grep -qxF "$line" "$KOUT/.config" || { echo "  want $line, have: $(grep -E "^(# )?${line%%=*}[= ]" "$KOUT/.config" || echo unset)" >&2; bad=1; } ;;
+	"# CONFIG_"*" is not set") sym=${line#\# }; sym=${sym%% *}
+		! grep -q "^$sym=" "$KOUT/.config" || { echo "  want $line, have: $(grep "^$sym=" "$KOUT/.config")" >&2; bad=1; } ;;
+	esac
+done < "$KOUT/fragment.config"
+if [ $bad -ne 0 ]; then
+	rm -f "$KOUT/fragment.config"	# reconfigure next time
+	die "$KARCH .config lacks options the fragments require (above)"
+fi
+stage_done "config-$KARCH" "$t0"
+
+t1=$(now_s)
+log "building $KARCH kernel ($(cat "$BUILD/base-version" 2>/dev/null || base_version)) in ${KOUT#$REPO/}"
+if ! "${KMAKE[@]}" > "$KOUT/build.log" 2>&1; then
+	grep -E -B2 -A8 'error|Error' "$KOUT/build.log" | tail -n 60 >&2
+	die "$KARCH kernel build failed (log: ${KOUT#$REPO/}/build.log)"
+fi
+grep -E ': warning: ' "$KOUT/build.log" >&2 || true
+[ -f "$KOUT/$IMAGE" ] || die "$KARCH kernel build produced no $IMAGE"
+stage_done "kernel-$KARCH" "$t1"

@@ -1,0 +1,88 @@
+# SPDX-License-Identifier: GPL-2.0
+# Common settings and helpers for the harness scripts. Sourced, not run.
+
+set -euo pipefail
+
+HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HARNESS/.." && pwd)
+BUILD=${BUILD:-$REPO/build}
+TREE=$BUILD/linux
+BASE_PKG=linux-source-6.12
+BASE_TARBALL=/usr/src/linux-source-6.12.tar.xz
+NPROC=$(nproc)
+
+# ccache: relative paths so a clone elsewhere (CI) still hits the cache.
+export CCACHE_BASEDIR=$REPO
+export CCACHE_NOHASHDIR=1
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-15G}
+export CCACHE_COMPILERCHECK=content
+# Reproducible kernel version strings: fewer needless rebuilds.
+export KBUILD_BUILD_USER=ci KBUILD_BUILD_HOST=harness
+export KBUILD_BUILD_TIMESTAMP="Thu Jan  1 00:00:00 UTC 2026"
+
+log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# now_s: seconds since the epoch, for stage timings.
+now_s() { date +%s; }
+
+# stage NAME START: print how long stage NAME took since START.
+stage_done() { log "stage $1: $(( $(now_s) - $2 ))s"; }
+
+# arch_vars ARCH: set KARCH, CROSS, QEMU, IMAGE for a harness arch name.
+arch_vars() {
+	case "$1" in
+	x86_64)
+		KARCH=x86_64; CROSS=; DEB_ARCH=amd64
+		IMAGE=arch/x86/boot/bzImage ;;
+	arm64|aarch64)
+		KARCH=arm64; CROSS=aarch64-linux-gnu-; DEB_ARCH=arm64
+		IMAGE=arch/arm64/boot/Image ;;
+	*) die "unknown ARCH '$1' (x86_64 or arm64)" ;;
+	esac
+	KOUT=$BUILD/$KARCH
+	SOUT=$BUILD/selftests-$KARCH
+}
+
+# need_pkgs PKG...: install the Debian packages that are missing (idempotent).
+need_pkgs() {
+	local missing=() p
+	for p in "$@"; do
+		dpkg-query -W -f '${Status}\n' "$p" 2>/dev/null |
+			grep -q '^install ok installed$' || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	case " ${missing[*]}" in *:arm64*)
+		dpkg --print-foreign-architectures | grep -qx arm64 ||
+			{ log "adding dpkg architecture arm64"; $SUDO dpkg --add-architecture arm64; rm -f "$BUILD/.apt-updated"; } ;;
+	esac
+	mkdir -p "$BUILD"
+	if [ ! -e "$BUILD/.apt-updated" ]; then
+		log "apt-get update"
+		$SUDO apt-get update -qq >&2 && touch "$BUILD/.apt-updated"
+	fi
+	log "installing: ${missing[*]}"
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
+		"${missing[@]}" >&2
+}
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+
+base_version() { dpkg-query -W -f '${Version}' "$BASE_PKG"; }
+
+# overlay_files: the repo's kernel-tree files (added files and *.patch),
+# relative to REPO, sorted. A kernel path is one under a top-level directory
+# that the base tree has; top-level files count only as *.patch.
+overlay_files() {
+	local d
+	(
+		cd "$REPO"
+		for d in $(ls -d */ 2>/dev/null); do
+			d=${d%/}
+			[ -d "$TREE/.git" ] && ! git -C "$TREE" cat-file -e "base:$d" 2>/dev/null && continue
+			case "$d" in build|harness) continue ;; esac
+			git ls-files --cached --others --exclude-standard -- "$d"
+		done
+		ls -1 -- *.patch 2>/dev/null || true
+	) | LC_ALL=C sort -u | while read -r f; do [ -e "$REPO/$f" ] && echo "$f"; done
+}

@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: GPL-2.0
+# refresh_scan [apply]: compare build/linux with the repository. Fills
+# PENDING with one line per difference; with "apply", also fixes each one:
+#   patch   <file>.patch   a base file whose diff differs from its patch
+#   unpatch <file>.patch   a patch whose file is back to the base
+#   add     <file>         a new file in the tree, moved into the repo and linked back
+#   gone    <file>         a linked file deleted in the tree, deleted in the repo
+refresh_scan() {
+	local mode=${1:-} f p tmp
+	PENDING=()
+	tmp=$(mktemp)
+	trap 'rm -f "$tmp"' RETURN
+	git -C "$TREE" update-index -q --refresh >/dev/null 2>&1 || true
+
+	# Base files changed in the tree (modified or deleted).
+	declare -A changed=()
+	while IFS= read -r -d '' f; do
+		changed[$f]=1
+		p=$REPO/$f.patch
+		git -C "$TREE" diff --no-color --no-ext-diff base -- "$f" > "$tmp"
+		if [ ! -f "$p" ] || ! cmp -s "$tmp" "$p"; then
+			PENDING+=("patch   $f.patch")
+			if [ "$mode" = apply ]; then
+				mkdir -p "$(dirname "$p")"
+				cp "$tmp" "$p"
+			fi
+		fi
+	done < <(git -C "$TREE" diff --name-only -z base)
+
+	# Patches in the repo whose file no longer differs from the base.
+	while read -r p; do
+		case "$p" in *.patch) ;; *) continue ;; esac
+		f=${p%.patch}
+		git -C "$TREE" cat-file -e "base:$f" 2>/dev/null || continue
+		[ -n "${changed[$f]:-}" ] && continue
+		PENDING+=("unpatch $p")
+		[ "$mode" = apply ] && rm -f "$REPO/$p"
+	done < <(overlay_files)
+
+	# New files in the tree: move them into the repo, link them back.
+	while IFS= read -r -d '' f; do
+		if [ -L "$TREE/$f" ]; then
+			case "$(readlink "$TREE/$f")" in
+			"$REPO/$f") [ -e "$TREE/$f" ] && continue
+				PENDING+=("gone    $f")
+				[ "$mode" = apply ] && rm -f "$TREE/$f"
+				continue ;;
+			esac
+		fi
+		PENDING+=("add     $f")
+		if [ "$mode" = apply ]; then
+			mkdir -p "$REPO/$(dirname "$f")"
+			mv "$TREE/$f" "$REPO/$f"
+			ln -s "$REPO/$f" "$TREE/$f"
+		fi
+	done < <(git -C "$TREE" ls-files -z --others --exclude-standard)
+
+	# Added files deleted from the tree.
+	while read -r f; do
+		case "$f" in *.patch) continue ;; esac
+		[ -e "$TREE/$f" ] || [ -L "$TREE/$f" ] && continue
+		PENDING+=("gone    $f")
+		[ "$mode" = apply ] && git -C "$REPO" rm -q --cached --ignore-unmatch -- "$f" >/dev/null && rm -f "$REPO/$f"
+	done < <(overlay_files)
+	return 0
+}

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""results.py ARCH TEST_PROGS_LOG CONSOLE_LOG [DMESG_LOG]
+
+Reads a test_progs log and the guest's kernel logs. Prints one line per
+test, the kernel splats found, and last a line "ARCH: N passed, N failed,
+N skipped, N splats". Exit status 1 when a test failed, a listed test did
+not run, or the kernel splatted.
+"""
+import os
+import re
+import sys
+
+HARNESS = os.path.dirname(os.path.abspath(__file__))
+
+# Kernel messages that fail a run, whatever the tests say.
+SPLAT = re.compile(
+    r"WARNING:|BUG:|Oops|Kernel panic|general protection fault|"
+    r"Unable to handle kernel|Internal error:|cut here|Call [Tt]race:|"
+    r"INFO: task .* blocked|rcu: INFO|INFO: rcu|possible circular locking|"
+    r"possible recursive locking|inconsistent lock state|suspicious RCU usage|"
+    r"sleeping function called from invalid context|DEBUG_LOCKS_WARN_ON|"
+    r"UBSAN:|KASAN:|kmemleak:|refcount_t:|list_(add|del) corruption|"
+    r"hung_task|soft lockup|hard LOCKUP|stack-protector")
+
+
+def listed(name):
+    out = []
+    with open(os.path.join(HARNESS, "tests", name)) as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if line and not line.startswith("@"):
+                out.append(line)
+    return out
+
+
+def deny_reasons(arch):
+    reasons = {}
+    path = os.path.join(HARNESS, "tests", "deny." + arch)
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                if line.startswith("#") or not line.strip():
+                    continue
+                name, _, why = line.partition("#")
+                reasons[name.strip()] = why.strip()
+    return reasons
+
+
+def main():
+    arch, tlog, clog = sys.argv[1:4]
+    dlog = sys.argv[4] if len(sys.argv) > 4 else None
+    want = listed("list")
+    deny = deny_reasons(arch)
+    got = {}
+    if os.path.exists(tlog):
+        with open(tlog, errors="replace") as f:
+            for line in f:
+                m = re.match(r"^#\d+\s+([^/\s:]+):(OK|FAIL|SKIP)", line)
+                if m:
+                    got[m.group(1)] = m.group(2)
+    passed = failed = skipped = 0
+    for t, why in deny.items():
+        if "/" in t:
+            print(f"  {arch} {t}: DENIED ({why})")
+    for t in want:
+        if t in deny:
+            print(f"  {arch} {t}: DENIED ({deny[t]})")
+            skipped += 1
+            continue
+        r = got.get(t, "NOT RUN")
+        print(f"  {arch} {t}: {r}")
+        if r == "OK":
+            passed += 1
+        elif r == "SKIP":
+            skipped += 1
+        else:
+            failed += 1
+    splats = []
+    seen = set()
+    for path in (clog, dlog):
+        if not path or not os.path.exists(path):
+            continue
+        with open(path, errors="replace") as f:
+            for line in f:
+                if line.startswith("TP: "):
+                    continue
+                text = re.sub(r"^\[\s*[\d.]+\]\s*", "", line.rstrip())
+                if SPLAT.search(text) and text not in seen:
+                    seen.add(text)
+                    splats.append(text)
+    for s in splats[:40]:
+        print(f"  {arch} kernel: {s}")
+    print(f"{arch}: {passed} passed, {failed} failed, {skipped} skipped, "
+          f"{len(splats)} splats")
+    return 1 if failed or splats else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
