@@ -52,7 +52,7 @@ set +e
 timeout --foreground -k 10 "$timeout_s" "${QEMU[@]}" -smp "${GUEST_CPUS:-2}" -m "${GUEST_MEM:-2G}" \
 	-nographic -no-reboot -monitor none -serial stdio \
 	-kernel "$KOUT/$IMAGE" -initrd "$initrd" \
-	-append "console=$CON panic=-1 loglevel=7 harness.job=$job" \
+	-append "console=$CON panic=-1 loglevel=${GUEST_LOGLEVEL:-7} harness.job=$job" \
 	-fsdev local,id=hostroot,path=/,security_model=none,readonly=on \
 	-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
 	-fsdev local,id=work,path="$BUILD",security_model=none \

@@ -22,7 +22,7 @@ refresh_scan() {
 			PENDING+=("patch   $f.patch")
 			if [ "$mode" = apply ]; then
 				mkdir -p "$(dirname "$p")"
-				cp "$tmp" "$p"
+				cat "$tmp" > "$p"
 			fi
 		fi
 	done < <(git -C "$TREE" diff --name-only -z base)
@@ -37,7 +37,9 @@ refresh_scan() {
 		[ "$mode" = apply ] && rm -f "$REPO/$p"
 	done < <(overlay_files)
 
-	# New files in the tree: move them into the repo, link them back.
+	# New files in the tree: move them into the repo, link them back. The
+	# base's .gitignore files do not apply (Debian's ignores every top-level
+	# path); .git/info/exclude, written by tree.sh, lists what to skip.
 	while IFS= read -r -d '' f; do
 		if [ -L "$TREE/$f" ]; then
 			case "$(readlink "$TREE/$f")" in
@@ -53,7 +55,7 @@ refresh_scan() {
 			mv "$TREE/$f" "$REPO/$f"
 			ln -s "$REPO/$f" "$TREE/$f"
 		fi
-	done < <(git -C "$TREE" ls-files -z --others --exclude-standard)
+	done < <(git -C "$TREE" ls-files -z --others --exclude-from=.git/info/exclude)
 
 	# Added files deleted from the tree.
 	while read -r f; do

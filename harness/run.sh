@@ -26,7 +26,7 @@ echo "== demo: $(cat "$BUILD/base-version") + this series, \$(uname -r)"
 /work/demo-$KARCH/fcount
 JOB
 t0=$(now_s)
-"$HARNESS/guest.sh" "$KARCH" run/job.sh "$BUILD/run/console.log" || { tail -n 40 "$BUILD/run/console.log"; exit 1; }
+GUEST_LOGLEVEL=4 "$HARNESS/guest.sh" "$KARCH" run/job.sh "$BUILD/run/console.log" || { tail -n 40 "$BUILD/run/console.log"; exit 1; }
 stage_done guest "$t0"
 sed -n '/^== demo/,/^harness: job exit status/p' "$BUILD/run/console.log"
 grep -q '^fcount: OK' "$BUILD/run/console.log"

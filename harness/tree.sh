@@ -32,9 +32,19 @@ else
 	git -C "$TREE.tmp" checkout -q --detach base
 	mv "$TREE.tmp" "$TREE"
 fi
-# Build trees of the selftests (see selftests.sh) live beside bpf/: keep
-# them out of status and refresh.
-printf '/tools/testing/selftests/bpf-harness-*/\n' > "$TREE/.git/info/exclude"
+# What status and refresh do not take for new files: the selftests build
+# directories (see selftests.sh), editor and patch leftovers.
+cat > "$TREE/.git/info/exclude" <<'EOF2'
+/tools/testing/selftests/bpf-harness-*/
+*.orig
+*.rej
+*~
+.*.sw?
+/tags
+/TAGS
+/cscope.*
+/compile_commands.json
+EOF2
 
 npatch=0; nfile=0
 while read -r f; do
