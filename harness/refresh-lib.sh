@@ -66,3 +66,25 @@ refresh_scan() {
 	done < <(overlay_files)
 	return 0
 }
+
+# The tree's edits as make tree or make refresh last left them, so that
+# make tree can tell edits of its own (which it must not drop) from patches
+# that changed in the repository (which it must apply).
+TREE_STATE=$BUILD/tree-state.diff
+
+tree_snapshot() {
+	git -C "$TREE" diff --no-color --no-ext-diff base > "$TREE_STATE"
+}
+
+# tree_unsaved: print the edits in build/linux that neither make tree nor
+# make refresh has seen: base files changed since, and new files.
+tree_unsaved() {
+	local f
+	[ -f "$TREE_STATE" ] || { echo "build/linux (no record of its last state)"; return; }
+	git -C "$TREE" diff --no-color --no-ext-diff base | cmp -s - "$TREE_STATE" ||
+		git -C "$TREE" diff --name-only base | sed 's/^/changed? /'
+	while IFS= read -r -d '' f; do
+		[ -L "$TREE/$f" ] && [ "$(readlink "$TREE/$f")" = "$REPO/$f" ] && continue
+		echo "new     $f"
+	done < <(git -C "$TREE" ls-files -z --others --exclude-from=.git/info/exclude)
+}

@@ -6,6 +6,7 @@
 
 [ -d "$TREE/.git" ] || die "no build/linux: run make tree"
 refresh_scan apply
+tree_snapshot
 if [ ${#PENDING[@]} -eq 0 ]; then
 	echo "refresh: nothing changed"
 else

@@ -3,14 +3,16 @@
 # make tree: build/linux = base tarball (git commit tagged "base")
 #            + every <file>.patch applied + every added file linked in.
 . "$(dirname "$0")/lib.sh"
+. "$HARNESS/refresh-lib.sh"
 
 need_pkgs "$BASE_PKG" git patch xz-utils
 t0=$(now_s)
 ver=$(base_version)
 
 if [ -d "$TREE/.git" ]; then
-	if [ -z "${FORCE:-}" ] && [ -n "$("$HARNESS/status.sh" --quiet)" ]; then
-		"$HARNESS/status.sh" >&2
+	unsaved=$(tree_unsaved)
+	if [ -z "${FORCE:-}" ] && [ -n "$unsaved" ]; then
+		printf '  %s\n' "$unsaved" >&2
 		die "build/linux has edits that are not refreshed: 'make refresh' first, or FORCE=1 make tree to drop them"
 	fi
 	have=$(git -C "$TREE" log -1 --format=%s base)
@@ -51,11 +53,12 @@ while read -r f; do
 	case "$f" in
 	*.patch)
 		target=${f%.patch}
-		if ! out=$(patch -d "$TREE" -p1 -N --dry-run --no-backup-if-mismatch < "$REPO/$f" 2>&1); then
+		if ! out=$(patch -d "$TREE" -p1 -N -F0 --dry-run --no-backup-if-mismatch < "$REPO/$f" 2>&1); then
 			printf '%s\n' "$out" | grep -E 'FAILED|Reversed|malformed|can.t find|No file' >&2 || printf '%s\n' "$out" >&2
+			tree_snapshot	# what did apply is not an edit of the user's
 			die "$f does not apply to $BASE_PKG $ver (hunks above)"
 		fi
-		patch -d "$TREE" -p1 -N -s --no-backup-if-mismatch < "$REPO/$f"
+		patch -d "$TREE" -p1 -N -F0 -s --no-backup-if-mismatch < "$REPO/$f"
 		npatch=$((npatch + 1)) ;;
 	*)
 		if git -C "$TREE" cat-file -e "base:$f" 2>/dev/null; then
@@ -68,5 +71,6 @@ while read -r f; do
 done < <(overlay_files)
 
 echo "$BASE_PKG $ver" > "$BUILD/base-version"
+tree_snapshot
 log "build/linux: $BASE_PKG $ver + $npatch patches + $nfile added files"
 stage_done tree "$t0"
