@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0
+/* fentry.multi, fexit.multi and fmod_ret.multi: one program, many functions. */
+#include <test_progs.h>
+#include <bpf/btf.h>
+#include "tracing_multi.skel.h"
+
+#define NR_FUNCS 9
+
+/* BTF ids of bpf_fentry_test1..9, in that order. */
+static int fentry_test_ids(__u32 *ids)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	char name[32];
+	int i, id;
+
+	if (!ASSERT_OK_PTR(btf, "btf__load_vmlinux_btf"))
+		return -1;
+	for (i = 0; i < NR_FUNCS; i++) {
+		snprintf(name, sizeof(name), "bpf_fentry_test%d", i + 1);
+		id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
+		if (!ASSERT_GT(id, 0, name)) {
+			btf__free(btf);
+			return -1;
+		}
+		ids[i] = id;
+	}
+	btf__free(btf);
+	return 0;
+}
+
+static void test_run(struct bpf_program *prog)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, topts);
+
+	ASSERT_OK(bpf_prog_test_run_opts(bpf_program__fd(prog), &topts), "test_run");
+}
+
+/* Auto-attach by pattern: every function, its args and return value. */
+static void test_skel_pattern(void)
+{
+	struct tracing_multi *skel;
+	int i;
+
+	skel = tracing_multi__open();
+	if (!ASSERT_OK_PTR(skel, "open"))
+		return;
+	bpf_program__set_autoattach(skel->progs.fmod_ret_1000, false);
+	if (!ASSERT_OK(tracing_multi__load(skel), "load"))
+		goto out;
+	if (!ASSERT_OK(tracing_multi__attach(skel), "attach"))
+		goto out;
+	ASSERT_OK_PTR(skel->links.fentry_all, "fentry_all link");
+	ASSERT_OK_PTR(skel->links.fexit_all, "fexit_all link");
+	/* bare SEC("fentry.multi") is not auto-attached */
+	ASSERT_NULL(skel->links.fentry_cookie, "fentry_cookie link");
+
+	test_run(skel->progs.fentry_all);
+	for (i = 1; i <= NR_FUNCS; i++) {
+		ASSERT_EQ(skel->bss->fentry_hits[i], 1, "fentry_hits");
+		ASSERT_EQ(skel->bss->fexit_hits[i], 1, "fexit_hits");
+	}
+	ASSERT_EQ(skel->bss->bad, 0, "bad");
+
+	/* detach one: the other keeps counting */
+	bpf_link__destroy(skel->links.fentry_all);
+	skel->links.fentry_all = NULL;
+	test_run(skel->progs.fexit_all);
+	for (i = 1; i <= NR_FUNCS; i++) {
+		ASSERT_EQ(skel->bss->fentry_hits[i], 1, "fentry_hits after detach");
+		ASSERT_EQ(skel->bss->fexit_hits[i], 2, "fexit_hits after detach");
+	}
+	ASSERT_EQ(skel->bss->bad, 0, "bad");
+out:
+	tracing_multi__destroy(skel);
+}
+
+/* Link API by ids with cookies: cookies[i] belongs to ids[i]. */
+static void test_link_ids_cookies(void)
+{
+	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
+	struct tracing_multi *skel;
+	struct bpf_link *link;
+	__u64 cookies[NR_FUNCS];
+	__u32 ids[NR_FUNCS];
+	int i;
+
+	if (fentry_test_ids(ids))
+		return;
+	skel = tracing_multi__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+		return;
+	/* ids in reverse order, so the kernel must pair them by id */
+	for (i = 0; i < NR_FUNCS; i++) {
+		__u32 tmp = ids[i];
+
+		if (i >= NR_FUNCS / 2)
+			break;
+		ids[i] = ids[NR_FUNCS - 1 - i];
+		ids[NR_FUNCS - 1 - i] = tmp;
+	}
+	for (i = 0; i < NR_FUNCS; i++)
+		cookies[i] = 100 + NR_FUNCS - i;	/* cookie of bpf_fentry_test(9 - i) */
+	opts.ids = ids;
+	opts.cookies = cookies;
+	opts.cnt = NR_FUNCS;
+	link = bpf_program__attach_tracing_multi(skel->progs.fentry_cookie, NULL, &opts);
+	if (!ASSERT_OK_PTR(link, "attach_tracing_multi"))
+		goto out;
+	test_run(skel->progs.fentry_cookie);
+	for (i = 1; i <= NR_FUNCS; i++) {
+		ASSERT_EQ(skel->bss->cookie_hits[i], 1, "cookie_hits");
+		ASSERT_EQ(skel->bss->cookies[i], 100 + i, "cookie");
+	}
+	bpf_link__destroy(link);
+out:
+	tracing_multi__destroy(skel);
+}
+
+/* Direct reads of argument slots, by pattern. */
+static void test_direct_access(void)
+{
+	struct tracing_multi *skel;
+	struct bpf_link *link;
+
+	skel = tracing_multi__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+		return;
+	link = bpf_program__attach_tracing_multi(skel->progs.fentry_direct,
+						 "bpf_fentry_test?", NULL);
+	if (!ASSERT_OK_PTR(link, "attach"))
+		goto out;
+	test_run(skel->progs.fentry_direct);
+	ASSERT_EQ((int)skel->bss->direct_arg0[1], 1, "test1 a");
+	ASSERT_EQ((int)skel->bss->direct_arg0[2], 2, "test2 a");
+	ASSERT_EQ((char)skel->bss->direct_arg0[3], 4, "test3 a");
+	ASSERT_EQ(skel->bss->direct_arg0[4], 7, "test4 a");
+	ASSERT_EQ(skel->bss->direct_arg0[5], 11, "test5 a");
+	ASSERT_EQ(skel->bss->direct_arg0[6], 16, "test6 a");
+	ASSERT_EQ(skel->bss->direct_arg0[7], 0, "test7 a");
+	bpf_link__destroy(link);
+out:
+	tracing_multi__destroy(skel);
+}
+
+static void test_fmod_ret(void)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, topts);
+	struct tracing_multi *skel;
+	struct bpf_link *link;
+
+	skel = tracing_multi__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+		return;
+	link = bpf_program__attach(skel->progs.fmod_ret_1000);
+	if (!ASSERT_OK_PTR(link, "attach"))
+		goto out;
+	ASSERT_OK(bpf_prog_test_run_opts(bpf_program__fd(skel->progs.fmod_ret_1000), &topts),
+		  "test_run");
+	/* bpf_modify_return_test() returns 1000 without running (no side
+	 * effect), bpf_modify_return_test2() runs: 29 and one side effect.
+	 */
+	ASSERT_EQ(topts.retval & 0xffff, 1000 + 29, "retval");
+	ASSERT_EQ(topts.retval >> 16, 1, "side effects");
+	ASSERT_EQ(skel->bss->fmod_ret_hits, 1, "hits");
+	bpf_link__destroy(link);
+out:
+	tracing_multi__destroy(skel);
+}
+
+/* Each bad input has its errno, and leaves nothing attached. */
+static void test_errors(void)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, lopts);
+	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
+	struct tracing_multi *skel;
+	struct bpf_link *link;
+	__u32 ids[NR_FUNCS + 1];
+	int prog_fd, fd, i;
+
+	if (fentry_test_ids(ids))
+		return;
+	skel = tracing_multi__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+		return;
+	prog_fd = bpf_program__fd(skel->progs.fentry_cookie);
+
+	lopts.tracing_multi.ids = ids;
+	lopts.tracing_multi.cnt = 0;
+	fd = bpf_link_create(prog_fd, 0, BPF_TRACE_FENTRY_MULTI, &lopts);
+	ASSERT_EQ(fd, -EINVAL, "cnt 0");
+
+	lopts.tracing_multi.cnt = INT_MAX;
+	fd = bpf_link_create(prog_fd, 0, BPF_TRACE_FENTRY_MULTI, &lopts);
+	ASSERT_EQ(fd, -E2BIG, "cnt INT_MAX");
+
+	ids[NR_FUNCS] = ids[0];
+	lopts.tracing_multi.cnt = NR_FUNCS + 1;
+	fd = bpf_link_create(prog_fd, 0, BPF_TRACE_FENTRY_MULTI, &lopts);
+	ASSERT_EQ(fd, -EINVAL, "duplicate id");
+
+	ids[NR_FUNCS] = 1;	/* a type, not a function */
+	fd = bpf_link_create(prog_fd, 0, BPF_TRACE_FENTRY_MULTI, &lopts);
+	ASSERT_EQ(fd, -EINVAL, "not a function");
+
+	/* the wrong attach type for the program */
+	lopts.tracing_multi.cnt = NR_FUNCS;
+	fd = bpf_link_create(prog_fd, 0, BPF_TRACE_FEXIT_MULTI, &lopts);
+	ASSERT_EQ(fd, -EINVAL, "attach type");
+
+	/* the old paths take no multi program */
+	fd = bpf_raw_tracepoint_open(NULL, prog_fd);
+	ASSERT_EQ(fd, -EINVAL, "raw_tracepoint_open");
+	LIBBPF_OPTS_RESET(lopts);
+	fd = bpf_link_create(prog_fd, 0, BPF_TRACE_FENTRY, &lopts);
+	ASSERT_EQ(fd, -EINVAL, "link_create fentry");
+
+	/* libbpf: pattern XOR ids, cookies need ids, a pattern must match */
+	link = bpf_program__attach_tracing_multi(skel->progs.fentry_cookie, NULL, NULL);
+	ASSERT_ERR_PTR(link, "no pattern, no ids");
+	opts.ids = ids;
+	opts.cnt = NR_FUNCS;
+	link = bpf_program__attach_tracing_multi(skel->progs.fentry_cookie, "bpf_fentry_test1",
+						 &opts);
+	ASSERT_ERR_PTR(link, "pattern and ids");
+	link = bpf_program__attach_tracing_multi(skel->progs.fentry_cookie,
+						 "no_such_function_*", NULL);
+	ASSERT_EQ(libbpf_get_error(link), -EINVAL, "pattern matches nothing");
+
+	/* nothing stayed attached */
+	test_run(skel->progs.fentry_cookie);
+	for (i = 1; i <= NR_FUNCS; i++)
+		ASSERT_EQ(skel->bss->cookie_hits[i], 0, "hits after failures");
+	tracing_multi__destroy(skel);
+}
+
+void test_tracing_multi(void)
+{
+	if (test__start_subtest("skel_pattern"))
+		test_skel_pattern();
+	if (test__start_subtest("link_ids_cookies"))
+		test_link_ids_cookies();
+	if (test__start_subtest("direct_access"))
+		test_direct_access();
+	if (test__start_subtest("fmod_ret"))
+		test_fmod_ret();
+	if (test__start_subtest("errors"))
+		test_errors();
+}

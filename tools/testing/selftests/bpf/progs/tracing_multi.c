@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0
+/* fentry.multi, fexit.multi and fmod_ret.multi on the bpf_fentry_test*()
+ * functions that BPF_PROG_TEST_RUN calls: each program finds out which
+ * function it runs for from bpf_get_func_ip() and checks that function's
+ * arguments, return value and cookie.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+char _license[] SEC("license") = "GPL";
+
+extern const void bpf_fentry_test1 __ksym;
+extern const void bpf_fentry_test2 __ksym;
+extern const void bpf_fentry_test3 __ksym;
+extern const void bpf_fentry_test4 __ksym;
+extern const void bpf_fentry_test5 __ksym;
+extern const void bpf_fentry_test6 __ksym;
+extern const void bpf_fentry_test7 __ksym;
+extern const void bpf_fentry_test8 __ksym;
+extern const void bpf_fentry_test9 __ksym;
+
+/* What test_run passes (low byte of each argument) and gets back. */
+static const __u8 nr_args[10] = { 0, 1, 2, 3, 4, 5, 6, 1, 1, 1 };
+
+static const __u8 args[10][6] = {
+	{}, { 1 }, { 2, 3 }, { 4, 5, 6 }, { 7, 8, 9, 10 }, { 11, 12, 13, 14, 15 },
+	{ 16, 17, 18, 19, 20, 21 },
+};
+static const int rets[10] = { 0, 2, 5, 15, 34, 65, 111, 0, 0, 0 };
+
+__u64 fentry_hits[10], fexit_hits[10], cookie_hits[10];
+__u64 cookies[10];
+__u64 bad;
+__u64 fmod_ret_hits;
+
+static int func_index(__u64 ip)
+{
+	if (ip == (__u64)&bpf_fentry_test1)
+		return 1;
+	if (ip == (__u64)&bpf_fentry_test2)
+		return 2;
+	if (ip == (__u64)&bpf_fentry_test3)
+		return 3;
+	if (ip == (__u64)&bpf_fentry_test4)
+		return 4;
+	if (ip == (__u64)&bpf_fentry_test5)
+		return 5;
+	if (ip == (__u64)&bpf_fentry_test6)
+		return 6;
+	if (ip == (__u64)&bpf_fentry_test7)
+		return 7;
+	if (ip == (__u64)&bpf_fentry_test8)
+		return 8;
+	if (ip == (__u64)&bpf_fentry_test9)
+		return 9;
+	return 0;
+}
+
+/* Index of the function @ctx is for, 0 (and bad++) if its args are wrong. */
+static int check_args(void *ctx)
+{
+	int i = func_index(bpf_get_func_ip(ctx));
+	__u64 n = bpf_get_func_arg_cnt(ctx), a;
+	int j;
+
+	if (!i || n != nr_args[i]) {
+		bad++;
+		return 0;
+	}
+	for (j = 0; j < 6; j++) {
+		if (j >= n)
+			break;
+		if (bpf_get_func_arg(ctx, j, &a)) {
+			bad++;
+			return 0;
+		}
+		if (i <= 6 && (__u8)a != args[i][j]) {
+			bad++;
+			return 0;
+		}
+	}
+	/* one past the last argument is not an argument */
+	if (bpf_get_func_arg(ctx, n, &a) != -22) {
+		bad++;
+		return 0;
+	}
+	return i;
+}
+
+SEC("fentry.multi/bpf_fentry_test?")
+int fentry_all(void *ctx)
+{
+	int i = check_args(ctx);
+	__u64 ret;
+
+	if (bpf_get_func_ret(ctx, &ret) != -95)	/* -EOPNOTSUPP in fentry */
+		bad++;
+	if (i)
+		fentry_hits[i]++;
+	return 0;
+}
+
+SEC("fexit.multi/bpf_fentry_test?")
+int fexit_all(void *ctx)
+{
+	int i = check_args(ctx);
+	__u64 ret = 0;
+
+	if (!i)
+		return 0;
+	if (bpf_get_func_ret(ctx, &ret) || (int)ret != rets[i]) {
+		bad++;
+		return 0;
+	}
+	fexit_hits[i]++;
+	return 0;
+}
+
+/* Attached by the test with ids and cookies. */
+SEC("fentry.multi")
+int fentry_cookie(void *ctx)
+{
+	int i = func_index(bpf_get_func_ip(ctx));
+
+	if (!i)
+		return 0;
+	cookies[i] = bpf_get_attach_cookie(ctx);
+	cookie_hits[i]++;
+	return 0;
+}
+
+/* Direct access to the first argument: a __u64 slot. */
+__u64 direct_arg0[10];
+
+SEC("fentry.multi")
+int BPF_PROG(fentry_direct, __u64 a0)
+{
+	int i = func_index(bpf_get_func_ip(ctx));
+
+	if (i)
+		direct_arg0[i] = a0;
+	return 0;
+}
+
+SEC("fmod_ret.multi/bpf_modify_return_test")
+int fmod_ret_1000(void *ctx)
+{
+	fmod_ret_hits++;
+	return 1000;
+}
