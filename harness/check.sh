@@ -45,7 +45,7 @@ for a in "${arches[@]}"; do
 	"$HARNESS/guest.sh" "$KARCH" "check/$KARCH/job.sh" "$out/console.log" || guest_ok=0
 	tg=$(( $(now_s) - t ))
 
-	res=$(python3 "$HARNESS/results.py" "$KARCH" "$out/test_progs.log" "$out/console.log" "$out/dmesg.log") || true
+	res=$(python3 "$HARNESS/results.py" "$KARCH" "$out/test_progs.log" "$out/console.log" "$out/dmesg.log" "$out/allow") || true
 	printf '%s\n' "$res"
 	line=$(tail -n 1 <<<"$res")
 	p=$(sed -E 's/.*: ([0-9]+) passed.*/\1/' <<<"$line")

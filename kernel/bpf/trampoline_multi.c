@@ -28,9 +28,11 @@
 #include <linux/bpf_verifier.h>
 #include <linux/btf.h>
 #include <linux/bsearch.h>
+#include <linux/debugfs.h>
 #include <linux/filter.h>
 #include <linux/ftrace.h>
 #include <linux/module.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 
@@ -47,7 +49,6 @@ struct bpf_tracing_multi_func {
 	struct bpf_trampoline *tr;
 	struct hlist_node tr_node;	/* in tr->multi_links */
 	struct bpf_tracing_multi_link *link;
-	struct bpf_tramp_shared *next;	/* where it goes, while planning */
 };
 
 struct bpf_tracing_multi_link {
@@ -231,26 +232,130 @@ static int shared_ops_func(struct ftrace_ops *ops, enum ftrace_ops_cmd cmd)
 	return 0;
 }
 
-/* Where @f's function goes once the planned change is made. */
-static int plan_func(struct bpf_tracing_multi_func *f)
+static void free_ops(struct ftrace_ops *ops)
+{
+	if (!ops)
+		return;
+	ftrace_free_filter(ops);
+	kfree(ops);
+}
+
+/* How one function changes in a reroute. */
+struct multi_plan {
+	struct bpf_trampoline *tr;
+	struct bpf_tramp_shared *next;	/* the shared image it goes to, or */
+	struct bpf_tramp_image *own_im;	/* its own image (ordinary programs) */
+	struct ftrace_ops *own_ops;	/* and the ops calling that */
+	u32 own_flags;
+};
+
+static int cmp_addr_plan(const void *key, const void *elt)
+{
+	unsigned long addr = *(unsigned long *)key;
+	const struct multi_plan *p = elt;
+	unsigned long a = (unsigned long)p->tr->func.addr;
+
+	return addr < a ? -1 : addr > a;
+}
+
+static int tr_ordinary_cnt(const struct bpf_trampoline *tr)
+{
+	int kind, cnt = 0;
+
+	for (kind = 0; kind < BPF_TRAMP_MAX; kind++)
+		cnt += tr->progs_cnt[kind];
+	return cnt;
+}
+
+/**
+ * bpf_tramp_multi_get_links - add @tr's multi links to its trampoline's
+ * @tr: a function's trampoline
+ * @tlinks: its programs per kind, from bpf_trampoline_get_progs()
+ *
+ * A function with ordinary programs and multi links has its own image,
+ * which runs both. The link's bpf_tramp_link carries the link as cookie.
+ *
+ * Return: the number of links added.
+ */
+int bpf_tramp_multi_get_links(const struct bpf_trampoline *tr, struct bpf_tramp_links *tlinks)
+{
+	struct bpf_tracing_multi_func *f;
+	int n = 0;
+
+	hlist_for_each_entry(f, &tr->multi_links, tr_node) {
+		struct bpf_tramp_links *tl = &tlinks[multi_kind(f->link->attach_type)];
+
+		tl->links[tl->nr_links++] = &f->link->link;
+		n++;
+	}
+	return n;
+}
+
+/* Build @p->tr's own image: its ordinary programs and its multi links. */
+static int plan_own(struct multi_plan *p)
+{
+	struct bpf_trampoline *tr = p->tr;
+	struct bpf_tramp_links *tlinks;
+	struct bpf_tramp_image *im;
+	struct ftrace_ops *ops;
+	u32 flags;
+	int total, err;
+
+	tlinks = bpf_trampoline_get_progs(tr, &total);
+	if (IS_ERR(tlinks))
+		return PTR_ERR(tlinks);
+	flags = BPF_TRAMP_F_IP_ARG | (tr->flags & BPF_TRAMP_F_TAIL_CALL_CTX);
+	if (tlinks[BPF_TRAMP_FEXIT].nr_links || tlinks[BPF_TRAMP_MODIFY_RETURN].nr_links)
+		flags |= BPF_TRAMP_F_CALL_ORIG | BPF_TRAMP_F_SKIP_FRAME;
+	else
+		flags |= BPF_TRAMP_F_RESTORE_REGS;
+	im = bpf_trampoline_build_image(tr, tlinks, flags);
+	kfree(tlinks);
+	if (IS_ERR(im))
+		return PTR_ERR(im);
+	ops = kzalloc(sizeof(*ops), GFP_KERNEL);
+	err = -ENOMEM;
+	if (!ops)
+		goto out_im;
+	ops->private = tr;
+	ops->ops_func = shared_ops_func;
+	ops->direct_call = (unsigned long)im->image;
+	err = ftrace_set_filter_ip(ops, (unsigned long)tr->func.addr, 0, 1);
+	if (err)
+		goto out_ops;
+	p->own_im = im;
+	p->own_ops = ops;
+	p->own_flags = flags;
+	return 0;
+out_ops:
+	free_ops(ops);
+out_im:
+	bpf_tramp_image_free(im);
+	return err;
+}
+
+/* Where @p's function goes once the planned change is made. */
+static int plan_one(struct multi_plan *p)
 {
 	struct bpf_tracing_multi_link *links[BPF_MAX_TRAMP_LINKS];
-	struct bpf_trampoline *tr = f->tr;
+	struct bpf_trampoline *tr = p->tr;
 	struct bpf_tramp_shared *s;
-	u8 nr_args = tr->func.model.nr_args, ret_off = tr_ret_off(tr);
+	u8 nr_args = tr->func.model.nr_args, ret_off;
 	u32 n;
 
-	f->next = NULL;
+	if (tr_ordinary_cnt(tr))
+		return plan_own(p);
 	n = tr_links(tr, links);
 	if (!n)
 		return 0;
+	ret_off = tr_ret_off(tr);
 	s = shared_find(nr_args, ret_off, links, n);
 	if (!s) {
 		s = shared_create(nr_args, ret_off, links, n);
 		if (IS_ERR(s))
 			return PTR_ERR(s);
 	}
-	f->next = s;
+	p->next = s;
 	return 0;
 }
 
@@ -263,7 +368,7 @@ static void plan_touch(struct bpf_tramp_shared *s, int delta)
 }
 
 /* The new ftrace_ops of a touched image: its functions after the change. */
-static int shared_new_ops(struct bpf_tramp_shared *s, struct bpf_tracing_multi_link *link)
+static int shared_new_ops(struct bpf_tramp_shared *s, struct multi_plan *plans, u32 nr)
 {
 	struct bpf_trampoline *tr;
 	unsigned long *ips;
@@ -283,14 +388,13 @@ static int shared_new_ops(struct bpf_tramp_shared *s, struct bpf_tracing_multi_l
 	list_for_each_entry(tr, &s->funcs, shared_node) {
 		unsigned long addr = (unsigned long)tr->func.addr;
 
-		if (!bsearch(&addr, link->funcs, link->cnt, sizeof(*link->funcs),
-			     cmp_addr_func))
+		if (!bsearch(&addr, plans, nr, sizeof(*plans), cmp_addr_plan))
 			ips[n++] = addr;
 	}
 	/* the functions of the change routed here */
-	for (i = 0; i < link->cnt; i++)
-		if (link->funcs[i].next == s)
-			ips[n++] = link->funcs[i].addr;
+	for (i = 0; i < nr; i++)
+		if (plans[i].next == s)
+			ips[n++] = (unsigned long)plans[i].tr->func.addr;
 	err = -EFAULT;
 	if (WARN_ON_ONCE(n != cnt))
 		goto out;
@@ -308,14 +412,6 @@ out:
 	return err;
 }
 
-static void free_ops(struct ftrace_ops *ops)
-{
-	if (!ops)
-		return;
-	ftrace_free_filter(ops);
-	kfree(ops);
-}
-
 static void shared_free(struct bpf_tramp_shared *s, bool used)
 {
 	list_del(&s->list);
@@ -327,41 +423,83 @@ static void shared_free(struct bpf_tramp_shared *s, bool used)
 	kfree(s);
 }
 
+/* Functions with multi links and their own image, for debugfs. */
+static LIST_HEAD(tramp_own_list);
+
+/* Record @p's new route once ftrace switched to it. */
+static void plan_commit(struct multi_plan *p)
+{
+	struct bpf_trampoline *tr = p->tr;
+
+	if (tr->shared_node.next)
+		list_del_init(&tr->shared_node);
+	if (tr->shared)
+		tr->shared->nr_funcs--;
+	tr->shared = p->next;
+	if (p->next) {
+		list_add_tail(&tr->shared_node, &p->next->funcs);
+		p->next->nr_funcs++;
+	}
+	if (tr->cur_image)
+		bpf_tramp_image_put(tr->cur_image);
+	tr->cur_image = p->own_im;
+	if (p->own_ops) {
+		/* tr->fops was unregistered (or never registered) */
+		free_ops(tr->fops);
+		tr->fops = p->own_ops;
+		tr->func.ftrace_managed = true;
+		tr->flags = p->own_flags;
+		if (tr->multi_cnt)
+			list_add_tail(&tr->shared_node, &tramp_own_list);
+	}
+}
+
 /*
- * Route each function of @link where its current set of multi links says,
- * in one ftrace_direct_replace(). Called after the link's functions were
- * added to (attach) or removed from (detach) their trampolines.
+ * Route each function of @plans (sorted by address) where its programs and
+ * multi links say: its own image, a shared one, or nowhere. One
+ * ftrace_direct_replace() switches them all, or on error none.
  */
-static int multi_link_reroute(struct bpf_tracing_multi_link *link)
+static int multi_reroute(struct multi_plan *plans, u32 nr)
 {
 	struct ftrace_ops **add = NULL, **del = NULL;
 	struct bpf_tramp_shared *s, *tmp;
 	u32 i, nadd = 0, ndel = 0, ntouched = 0;
 	int err = 0;
 
-	for (i = 0; i < link->cnt && !err; i++)
-		err = plan_func(&link->funcs[i]);
+	lockdep_assert_held(&tramp_multi_mutex);
+	for (i = 0; i < nr && !err; i++)
+		err = plan_one(&plans[i]);
 	if (err)
-		goto out_fresh;
+		goto out_plan;
 
-	for (i = 0; i < link->cnt; i++) {
-		struct bpf_tracing_multi_func *f = &link->funcs[i];
+	for (i = 0; i < nr; i++) {
+		struct multi_plan *p = &plans[i];
 
-		plan_touch(f->tr->shared, -1);
-		plan_touch(f->next, 1);
+		if (p->next == p->tr->shared)
+			continue;
+		plan_touch(p->tr->shared, -1);
+		plan_touch(p->next, 1);
 	}
 	list_for_each_entry(s, &tramp_shared_list, list)
 		ntouched += s->touched;
 
 	err = -ENOMEM;
-	add = kcalloc(ntouched, sizeof(*add), GFP_KERNEL);
-	del = kcalloc(ntouched, sizeof(*del), GFP_KERNEL);
+	add = kvcalloc(ntouched + nr, sizeof(*add), GFP_KERNEL);
+	del = kvcalloc(ntouched + nr, sizeof(*del), GFP_KERNEL);
 	if (!add || !del)
 		goto out_plan;
+	for (i = 0; i < nr; i++) {
+		struct multi_plan *p = &plans[i];
+
+		if (p->own_ops)
+			add[nadd++] = p->own_ops;
+		if (p->tr->cur_image)
+			del[ndel++] = p->tr->fops;
+	}
 	list_for_each_entry(s, &tramp_shared_list, list) {
 		if (!s->touched)
 			continue;
-		err = shared_new_ops(s, link);
+		err = shared_new_ops(s, plans, nr);
 		if (err)
 			goto out_plan;
 		if (s->new_ops)
@@ -375,22 +513,8 @@ static int multi_link_reroute(struct bpf_tracing_multi_link *link)
 		goto out_plan;
 
 	/* Done: record the new routes, free what is no longer used. */
-	for (i = 0; i < link->cnt; i++) {
-		struct bpf_tracing_multi_func *f = &link->funcs[i];
-		struct bpf_trampoline *tr = f->tr;
-
-		if (tr->shared == f->next)
-			continue;
-		if (tr->shared) {
-			list_del(&tr->shared_node);
-			tr->shared->nr_funcs--;
-		}
-		if (f->next) {
-			list_add_tail(&tr->shared_node, &f->next->funcs);
-			f->next->nr_funcs++;
-		}
-		tr->shared = f->next;
-	}
+	for (i = 0; i < nr; i++)
+		plan_commit(&plans[i]);
 	list_for_each_entry_safe(s, tmp, &tramp_shared_list, list) {
 		if (!s->touched)
 			continue;
@@ -406,22 +530,67 @@ static int multi_link_reroute(struct bpf_tracing_multi_link *link)
 	goto out;
 
 out_plan:
+	for (i = 0; i < nr; i++) {
+		struct multi_plan *p = &plans[i];
+
+		free_ops(p->own_ops);
+		if (p->own_im)
+			bpf_tramp_image_free(p->own_im);
+		p->own_ops = NULL;
+		p->own_im = NULL;
+		p->next = NULL;
+	}
 	list_for_each_entry_safe(s, tmp, &tramp_shared_list, list) {
-		if (!s->touched)
-			continue;
 		free_ops(s->new_ops);
 		s->new_ops = NULL;
 		s->touched = false;
 		s->delta = 0;
-	}
-out_fresh:
-	list_for_each_entry_safe(s, tmp, &tramp_shared_list, list)
 		if (s->fresh)
 			shared_free(s, false);
+	}
 out:
-	kfree(add);
-	kfree(del);
+	kvfree(add);
+	kvfree(del);
 	return err;
+}
+
+static int multi_link_reroute(struct bpf_tracing_multi_link *link)
+{
+	struct multi_plan *plans;
+	u32 i;
+	int err;
+
+	plans = kvcalloc(link->cnt, sizeof(*plans), GFP_KERNEL);
+	if (!plans)
+		return -ENOMEM;
+	for (i = 0; i < link->cnt; i++)
+		plans[i].tr = link->funcs[i].tr;
+	err = multi_reroute(plans, link->cnt);
+	kvfree(plans);
+	return err;
+}
+
+/**
+ * bpf_tramp_multi_update - bpf_trampoline_update() of a function with multi links
+ * @tr: the function's trampoline; tramp_multi_mutex and tr->mutex held
+ *
+ * Return: 0 or a negative errno; on error the function's route is unchanged.
+ */
+int bpf_tramp_multi_update(struct bpf_trampoline *tr)
+{
+	struct multi_plan plan = { .tr = tr };
+
+	return multi_reroute(&plan, 1);
+}
+
+void bpf_tramp_multi_lock(void)
+{
+	mutex_lock(&tramp_multi_mutex);
+}
+
+void bpf_tramp_multi_unlock(void)
+{
+	mutex_unlock(&tramp_multi_mutex);
 }
 
 /* Add (or remove) @link's functions to (from) their trampolines. */
@@ -438,10 +607,9 @@ static int multi_link_set(struct bpf_tracing_multi_link *link, bool add, u32 cnt
 		if (!add) {
 			hlist_del(&f->tr_node);
 			WRITE_ONCE(tr->multi_cnt, tr->multi_cnt - 1);
-		} else if (tr->extension_prog || tr->cur_image) {
-			/* Ordinary programs here: later in the series. */
+		} else if (tr->extension_prog) {
 			err = -EBUSY;
-		} else if (tr->multi_cnt >= BPF_MAX_TRAMP_LINKS) {
+		} else if (tr_ordinary_cnt(tr) + tr->multi_cnt >= BPF_MAX_TRAMP_LINKS) {
 			err = -E2BIG;
 		} else {
 			hlist_add_head(&f->tr_node, &tr->multi_links);
@@ -734,3 +902,52 @@ const struct bpf_func_proto bpf_get_attach_cookie_proto_tracing_multi = {
 	.ret_type	= RET_INTEGER,
 	.arg1_type	= ARG_PTR_TO_CTX,
 };
+
+#ifdef CONFIG_DEBUG_FS
+static void show_links(struct seq_file *m, struct bpf_tracing_multi_link **links, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		seq_printf(m, "%s%u", i ? "," : "", links[i]->link.link.id);
+	seq_putc(m, '\n');
+}
+
+/*
+ * <debugfs>/bpf_multi_trampolines: every trampoline that runs multi links,
+ * one line each, then its functions, one a line:
+ *   shared <id> args=<n> funcs=<n> links=<link ids>
+ *   own args=<n> progs=<ordinary programs> links=<link ids>
+ */
+static int multi_tramps_show(struct seq_file *m, void *v)
+{
+	struct bpf_tracing_multi_link *links[BPF_MAX_TRAMP_LINKS];
+	struct bpf_tramp_shared *s;
+	struct bpf_trampoline *tr;
+
+	mutex_lock(&tramp_multi_mutex);
+	list_for_each_entry(s, &tramp_shared_list, list) {
+		seq_printf(m, "shared %llu args=%u funcs=%u links=", s->id, s->nr_args,
+			   s->nr_funcs);
+		show_links(m, s->links, s->nr_links);
+		list_for_each_entry(tr, &s->funcs, shared_node)
+			seq_printf(m, "\t%ps\n", tr->func.addr);
+	}
+	list_for_each_entry(tr, &tramp_own_list, shared_node) {
+		seq_printf(m, "own args=%u progs=%d links=", tr->func.model.nr_args,
+			   tr_ordinary_cnt(tr));
+		show_links(m, links, tr_links(tr, links));
+		seq_printf(m, "\t%ps\n", tr->func.addr);
+	}
+	mutex_unlock(&tramp_multi_mutex);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(multi_tramps);
+
+static int __init tramp_multi_debugfs_init(void)
+{
+	debugfs_create_file("bpf_multi_trampolines", 0400, NULL, NULL, &multi_tramps_fops);
+	return 0;
+}
+late_initcall(tramp_multi_debugfs_init);
+#endif

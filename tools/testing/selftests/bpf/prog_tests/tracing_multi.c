@@ -2,6 +2,7 @@
 /* fentry.multi, fexit.multi and fmod_ret.multi: one program, many functions. */
 #include <test_progs.h>
 #include <bpf/btf.h>
+#include <pthread.h>
 #include "tracing_multi.skel.h"
 
 #define NR_FUNCS 9
@@ -45,6 +46,8 @@ static void test_skel_pattern(void)
 	if (!ASSERT_OK_PTR(skel, "open"))
 		return;
 	bpf_program__set_autoattach(skel->progs.fmod_ret_1000, false);
+	bpf_program__set_autoattach(skel->progs.seed_a, false);
+	bpf_program__set_autoattach(skel->progs.seed_e, false);
 	if (!ASSERT_OK(tracing_multi__load(skel), "load"))
 		goto out;
 	if (!ASSERT_OK(tracing_multi__attach(skel), "attach"))
@@ -233,6 +236,202 @@ static void test_errors(void)
 	tracing_multi__destroy(skel);
 }
 
+/* Trampolines listed in debugfs: shared images and own (per-function) ones. */
+static int count_multi_tramps(int *shared, int *own)
+{
+	FILE *f = fopen("/sys/kernel/debug/bpf_multi_trampolines", "r");
+	char line[256];
+
+	*shared = *own = 0;
+	if (!ASSERT_OK_PTR(f, "open bpf_multi_trampolines"))
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "shared ", 7) == 0)
+			(*shared)++;
+		else if (strncmp(line, "own ", 4) == 0)
+			(*own)++;
+	}
+	fclose(f);
+	return 0;
+}
+
+/* bpf_fentry_test1 (a, 1 arg), test7 and test9 (b, c: 1 arg), test2 (d: 2
+ * args), test3 (e: 3 args): their index in the skeleton's hit arrays.
+ */
+static const int seed_funcs[] = { 1, 7, 9, 2, 3 };
+
+enum { SEED_A, SEED_E, SEED_X, SEED_NR };
+
+struct seed_state {
+	struct tracing_multi *skel;
+	struct bpf_link *links[SEED_NR];
+	__u32 ids[ARRAY_SIZE(seed_funcs)];
+	__u64 a, e, x;	/* expected hits */
+};
+
+static int seed_attach(struct seed_state *st, int which)
+{
+	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
+	struct tracing_multi *skel = st->skel;
+
+	switch (which) {
+	case SEED_A:
+		st->links[which] = bpf_program__attach(skel->progs.seed_a);
+		break;
+	case SEED_E:
+		st->links[which] = bpf_program__attach(skel->progs.seed_e);
+		break;
+	default:
+		opts.ids = st->ids;
+		opts.cnt = ARRAY_SIZE(st->ids);
+		st->links[which] = bpf_program__attach_tracing_multi(skel->progs.seed_x,
+								     NULL, &opts);
+		break;
+	}
+	return ASSERT_OK_PTR(st->links[which], "seed attach") ? 0 : -1;
+}
+
+/* Run the functions once, check every program's count and the images. */
+static void seed_check(struct seed_state *st, const char *step)
+{
+	bool a = st->links[SEED_A], e = st->links[SEED_E], x = st->links[SEED_X];
+	int i, shared, own;
+
+	test_run(st->skel->progs.seed_x);
+	st->a += a;
+	st->e += e;
+	st->x += x;
+	ASSERT_EQ(st->skel->bss->seed_a_hits, st->a, step);
+	ASSERT_EQ(st->skel->bss->seed_e_hits, st->e, step);
+	for (i = 0; i < ARRAY_SIZE(seed_funcs); i++)
+		ASSERT_EQ(st->skel->bss->seed_x_hits[seed_funcs[i]], st->x, step);
+	ASSERT_EQ(st->skel->bss->bad, 0, step);
+	if (count_multi_tramps(&shared, &own))
+		return;
+	/* X alone: {a,b,c} {d} {e}; A takes a, E takes e to their own */
+	ASSERT_EQ(shared, x ? 2 + !e : 0, step);
+	ASSERT_EQ(own, x ? a + e : 0, step);
+}
+
+/* The seed example, in every attach order and every detach order. */
+static void test_seed_orders(void)
+{
+	static const int perms[6][3] = {
+		{ 0, 1, 2 }, { 0, 2, 1 }, { 1, 0, 2 }, { 1, 2, 0 }, { 2, 0, 1 }, { 2, 1, 0 },
+	};
+	struct seed_state st = {};
+	__u32 ids[NR_FUNCS];
+	char step[64];
+	int i, j, k;
+
+	if (fentry_test_ids(ids))
+		return;
+	for (i = 0; i < ARRAY_SIZE(seed_funcs); i++)
+		st.ids[i] = ids[seed_funcs[i] - 1];
+	st.skel = tracing_multi__open_and_load();
+	if (!ASSERT_OK_PTR(st.skel, "open_and_load"))
+		return;
+
+	for (i = 0; i < 6; i++) {
+		for (j = 0; j < 6; j++) {
+			for (k = 0; k < SEED_NR; k++) {
+				if (seed_attach(&st, perms[i][k]))
+					goto out;
+				snprintf(step, sizeof(step), "attach %d/%d step %d", i, j, k);
+				seed_check(&st, step);
+			}
+			for (k = 0; k < SEED_NR; k++) {
+				bpf_link__destroy(st.links[perms[j][k]]);
+				st.links[perms[j][k]] = NULL;
+				snprintf(step, sizeof(step), "detach %d/%d step %d", i, j, k);
+				seed_check(&st, step);
+			}
+		}
+	}
+out:
+	for (k = 0; k < SEED_NR; k++)
+		bpf_link__destroy(st.links[k]);
+	tracing_multi__destroy(st.skel);
+}
+
+struct gap_runner {
+	int prog_fd;
+	volatile bool stop;
+	__u64 runs;
+	int err;
+};
+
+static void *gap_run(void *arg)
+{
+	struct gap_runner *r = arg;
+	LIBBPF_OPTS(bpf_test_run_opts, topts);
+
+	while (!r->stop) {
+		r->err = bpf_prog_test_run_opts(r->prog_fd, &topts);
+		if (r->err)
+			break;
+		r->runs++;
+	}
+	return NULL;
+}
+
+static struct bpf_link *attach_ids(struct bpf_program *prog, __u32 *ids, size_t cnt)
+{
+	LIBBPF_OPTS(bpf_tracing_multi_opts, opts, .ids = ids, .cnt = cnt);
+
+	return bpf_program__attach_tracing_multi(prog, NULL, &opts);
+}
+
+/* A link that stays attached misses no call while other multi links and
+ * ordinary programs on the same functions come and go, moving its functions
+ * between shared and per-function trampolines.
+ */
+static void test_gap_free(void)
+{
+	struct bpf_link *k = NULL, *m1, *m2, *a;
+	struct gap_runner r = {};
+	struct tracing_multi *skel;
+	__u32 ids[NR_FUNCS];
+	pthread_t thread;
+	int i, iter;
+
+	if (fentry_test_ids(ids))
+		return;
+	skel = tracing_multi__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+		return;
+	k = attach_ids(skel->progs.gap_k, ids, NR_FUNCS);
+	if (!ASSERT_OK_PTR(k, "attach k"))
+		goto out;
+	r.prog_fd = bpf_program__fd(skel->progs.gap_k);
+	if (!ASSERT_OK(pthread_create(&thread, NULL, gap_run, &r), "pthread_create"))
+		goto out;
+	for (iter = 0; iter < 10; iter++) {
+		m1 = attach_ids(skel->progs.fentry_cookie, ids, 3);		/* test1..3 */
+		a = bpf_program__attach(skel->progs.seed_a);			/* test1 */
+		m2 = attach_ids(skel->progs.seed_x, ids + 1, 4);		/* test2..5 */
+		if (!ASSERT_OK_PTR(m1, "m1") || !ASSERT_OK_PTR(a, "a") ||
+		    !ASSERT_OK_PTR(m2, "m2")) {
+			bpf_link__destroy(m1);
+			bpf_link__destroy(a);
+			bpf_link__destroy(m2);
+			break;
+		}
+		bpf_link__destroy(m1);
+		bpf_link__destroy(a);
+		bpf_link__destroy(m2);
+	}
+	r.stop = true;
+	pthread_join(thread, NULL);
+	ASSERT_OK(r.err, "test_run");
+	ASSERT_GT(r.runs, 0, "runs");
+	for (i = 1; i <= NR_FUNCS; i++)
+		ASSERT_EQ(skel->bss->gap_hits[i], r.runs, "calls seen by the link that stays");
+out:
+	bpf_link__destroy(k);
+	tracing_multi__destroy(skel);
+}
+
 void test_tracing_multi(void)
 {
 	if (test__start_subtest("skel_pattern"))
@@ -245,4 +444,8 @@ void test_tracing_multi(void)
 		test_fmod_ret();
 	if (test__start_subtest("errors"))
 		test_errors();
+	if (test__start_subtest("seed_orders"))
+		test_seed_orders();
+	if (test__start_subtest("gap_free"))
+		test_gap_free();
 }

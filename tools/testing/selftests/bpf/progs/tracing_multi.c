@@ -149,3 +149,46 @@ int fmod_ret_1000(void *ctx)
 	fmod_ret_hits++;
 	return 1000;
 }
+
+/* The seed example: fentry A on bpf_fentry_test1, fexit E on
+ * bpf_fentry_test3, multi X on five functions of 1, 2 and 3 arguments.
+ */
+__u64 seed_a_hits, seed_e_hits, seed_x_hits[10];
+
+SEC("fentry/bpf_fentry_test1")
+int BPF_PROG(seed_a, int a)
+{
+	seed_a_hits++;
+	return 0;
+}
+
+SEC("fexit/bpf_fentry_test3")
+int BPF_PROG(seed_e, char a, int b, __u64 c, int ret)
+{
+	if (ret == 15)
+		seed_e_hits++;
+	return 0;
+}
+
+SEC("fentry.multi")
+int seed_x(void *ctx)
+{
+	int i = check_args(ctx);
+
+	if (i)
+		seed_x_hits[i]++;
+	return 0;
+}
+
+/* Gap-free: counts every call while other links come and go. */
+__u64 gap_hits[10];
+
+SEC("fentry.multi")
+int gap_k(void *ctx)
+{
+	int i = func_index(bpf_get_func_ip(ctx));
+
+	if (i)
+		__sync_fetch_and_add(&gap_hits[i], 1);
+	return 0;
+}
