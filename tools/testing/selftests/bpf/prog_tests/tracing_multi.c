@@ -432,6 +432,109 @@ out:
 	tracing_multi__destroy(skel);
 }
 
+/* Several links of one program over random intersecting subsets: each
+ * function runs the program once per link that holds it.
+ */
+static void test_random_subsets(void)
+{
+	struct bpf_link *links[8] = {};
+	__u64 want[NR_FUNCS + 1] = {};
+	struct tracing_multi *skel;
+	__u32 ids[NR_FUNCS], sub[NR_FUNCS];
+	int i, j, n, round;
+
+	if (fentry_test_ids(ids))
+		return;
+	skel = tracing_multi__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+		return;
+	srand(42);
+	for (round = 0; round < 3; round++) {
+		for (i = 0; i < ARRAY_SIZE(links); i++) {
+			unsigned int mask = 1 + rand() % ((1 << NR_FUNCS) - 1);
+
+			for (j = 0, n = 0; j < NR_FUNCS; j++) {
+				if (mask & (1 << j)) {
+					sub[n++] = ids[j];
+					want[j + 1]++;
+				}
+			}
+			links[i] = attach_ids(skel->progs.subset, sub, n);
+			if (!ASSERT_OK_PTR(links[i], "attach subset"))
+				goto out;
+		}
+		test_run(skel->progs.subset);
+		for (i = 1; i <= NR_FUNCS; i++)
+			ASSERT_EQ(skel->bss->subset_hits[i], want[i], "hits");
+		for (i = 0; i < ARRAY_SIZE(links); i++) {
+			bpf_link__destroy(links[i]);
+			links[i] = NULL;
+		}
+	}
+out:
+	for (i = 0; i < ARRAY_SIZE(links); i++)
+		bpf_link__destroy(links[i]);
+	tracing_multi__destroy(skel);
+}
+
+/* A function that already runs BPF_MAX_TRAMP_LINKS (38) programs takes no
+ * more: -E2BIG, and the other functions of that link are not attached.
+ */
+static void test_max_links(void)
+{
+	struct bpf_link *links[38] = {}, *extra;
+	struct tracing_multi *skel;
+	__u32 ids[NR_FUNCS];
+	int i;
+
+	if (fentry_test_ids(ids))
+		return;
+	skel = tracing_multi__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+		return;
+	for (i = 0; i < ARRAY_SIZE(links); i++) {
+		links[i] = attach_ids(skel->progs.subset, ids, 2);	/* test1, test2 */
+		if (!ASSERT_OK_PTR(links[i], "attach"))
+			goto out;
+	}
+	extra = attach_ids(skel->progs.subset, ids + 1, 2);		/* test2, test3 */
+	ASSERT_EQ(libbpf_get_error(extra), -E2BIG, "39th link");
+	test_run(skel->progs.subset);
+	ASSERT_EQ(skel->bss->subset_hits[1], 38, "test1");
+	ASSERT_EQ(skel->bss->subset_hits[2], 38, "test2");
+	ASSERT_EQ(skel->bss->subset_hits[3], 0, "test3: rolled back");
+out:
+	for (i = 0; i < ARRAY_SIZE(links); i++)
+		bpf_link__destroy(links[i]);
+	tracing_multi__destroy(skel);
+}
+
+/* A sleepable multi program attaches to functions that allow sleepable
+ * programs (bpf_fentry_test1 is in the sleepable fmodret set) and to no other.
+ */
+static void test_sleepable(void)
+{
+	struct tracing_multi *skel;
+	struct bpf_link *link;
+	__u32 ids[NR_FUNCS];
+
+	if (fentry_test_ids(ids))
+		return;
+	skel = tracing_multi__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+		return;
+	link = attach_ids(skel->progs.sleepable, ids, 2);	/* test2 is not sleepable */
+	ASSERT_EQ(libbpf_get_error(link), -EINVAL, "not sleepable");
+	link = attach_ids(skel->progs.sleepable, ids, 1);
+	if (!ASSERT_OK_PTR(link, "attach"))
+		goto out;
+	test_run(skel->progs.sleepable);
+	ASSERT_EQ(skel->bss->sleepable_hits, 1, "hits");
+	bpf_link__destroy(link);
+out:
+	tracing_multi__destroy(skel);
+}
+
 void test_tracing_multi(void)
 {
 	if (test__start_subtest("skel_pattern"))
@@ -448,4 +551,10 @@ void test_tracing_multi(void)
 		test_seed_orders();
 	if (test__start_subtest("gap_free"))
 		test_gap_free();
+	if (test__start_subtest("random_subsets"))
+		test_random_subsets();
+	if (test__start_subtest("max_links"))
+		test_max_links();
+	if (test__start_subtest("sleepable"))
+		test_sleepable();
 }

@@ -192,3 +192,27 @@ int gap_k(void *ctx)
 		__sync_fetch_and_add(&gap_hits[i], 1);
 	return 0;
 }
+
+/* Several links of one program over intersecting sets: hits per function. */
+__u64 subset_hits[10];
+
+SEC("fentry.multi")
+int subset(void *ctx)
+{
+	int i = func_index(bpf_get_func_ip(ctx));
+
+	if (i)
+		__sync_fetch_and_add(&subset_hits[i], 1);
+	return 0;
+}
+
+/* Sleepable: may attach only to functions allowed for sleepable programs. */
+__u64 sleepable_hits;
+
+SEC("fentry.multi.s")
+int sleepable(void *ctx)
+{
+	if (func_index(bpf_get_func_ip(ctx)) == 1)
+		sleepable_hits++;
+	return 0;
+}
