@@ -48,6 +48,7 @@ static void test_skel_pattern(void)
 	bpf_program__set_autoattach(skel->progs.fmod_ret_1000, false);
 	bpf_program__set_autoattach(skel->progs.seed_a, false);
 	bpf_program__set_autoattach(skel->progs.seed_e, false);
+	bpf_program__set_autoattach(skel->progs.mod_fentry, false);
 	if (!ASSERT_OK(tracing_multi__load(skel), "load"))
 		goto out;
 	if (!ASSERT_OK(tracing_multi__attach(skel), "attach"))
@@ -535,6 +536,28 @@ out:
 	tracing_multi__destroy(skel);
 }
 
+/* Functions of a module, by "module:glob" in SEC(). */
+static void test_module(void)
+{
+	struct tracing_multi *skel;
+	struct bpf_link *link;
+
+	skel = tracing_multi__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+		return;
+	link = bpf_program__attach(skel->progs.mod_fentry);
+	if (!ASSERT_OK_PTR(link, "attach"))
+		goto out;
+	ASSERT_OK(trigger_module_test_read(1), "trigger_module_test_read");
+	ASSERT_EQ(skel->bss->mod_hits[1], 1, "bpf_testmod_fentry_test1");
+	ASSERT_EQ(skel->bss->mod_hits[2], 1, "bpf_testmod_fentry_test2");
+	ASSERT_EQ(skel->bss->mod_hits[3], 1, "bpf_testmod_fentry_test3");
+	ASSERT_EQ(skel->bss->bad, 0, "bad");
+	bpf_link__destroy(link);
+out:
+	tracing_multi__destroy(skel);
+}
+
 void test_tracing_multi(void)
 {
 	if (test__start_subtest("skel_pattern"))
@@ -557,4 +580,6 @@ void test_tracing_multi(void)
 		test_max_links();
 	if (test__start_subtest("sleepable"))
 		test_sleepable();
+	if (test__start_subtest("module"))
+		test_module();
 }

@@ -216,3 +216,19 @@ int sleepable(void *ctx)
 		sleepable_hits++;
 	return 0;
 }
+
+/* Module functions: bpf_testmod_fentry_test1..3, told apart by arg count. */
+__u64 mod_hits[7];
+
+SEC("fentry.multi/bpf_testmod:bpf_testmod_fentry_test*")
+int mod_fentry(void *ctx)
+{
+	static const __u8 first[4] = { 0, 1, 2, 4 };
+	__u64 n = bpf_get_func_arg_cnt(ctx), a = 0;
+
+	if (n < 1 || n > 3 || bpf_get_func_arg(ctx, 0, &a) || (__u8)a != first[n])
+		bad++;
+	else
+		mod_hits[n]++;
+	return 0;
+}
