@@ -78,6 +78,41 @@ out:
 	tracing_multi__destroy(skel);
 }
 
+/* bpf_link_info of a multi link: count first, then the sorted addresses
+ * with their ids and cookies (ids[] was reversed, cookie 100 + N for
+ * bpf_fentry_testN).
+ */
+static void check_link_info(struct bpf_link *link, const __u32 *ids)
+{
+	__u64 addrs[NR_FUNCS], cookies[NR_FUNCS];
+	struct bpf_link_info info = {};
+	__u32 out_ids[NR_FUNCS], len = sizeof(info);
+	int i, fd = bpf_link__fd(link);
+
+	if (!ASSERT_OK(bpf_link_get_info_by_fd(fd, &info, &len), "info count"))
+		return;
+	ASSERT_EQ(info.type, BPF_LINK_TYPE_TRACING_MULTI, "type");
+	ASSERT_EQ(info.tracing_multi.count, NR_FUNCS, "count");
+	ASSERT_EQ(info.tracing_multi.attach_type, BPF_TRACE_FENTRY_MULTI, "attach_type");
+	memset(&info, 0, sizeof(info));
+	info.tracing_multi.addrs = ptr_to_u64(addrs);
+	info.tracing_multi.cookies = ptr_to_u64(cookies);
+	info.tracing_multi.ids = ptr_to_u64(out_ids);
+	info.tracing_multi.count = NR_FUNCS;
+	if (!ASSERT_OK(bpf_link_get_info_by_fd(fd, &info, &len), "info"))
+		return;
+	for (i = 0; i < NR_FUNCS; i++) {
+		int n = cookies[i] - 100;	/* bpf_fentry_test<n> */
+
+		if (i)
+			ASSERT_GT(addrs[i], addrs[i - 1], "addrs sorted");
+		if (!ASSERT_TRUE(n >= 1 && n <= NR_FUNCS, "cookie"))
+			continue;
+		/* ids[] holds bpf_fentry_test9..1 */
+		ASSERT_EQ(out_ids[i], ids[NR_FUNCS - n], "id of the cookie's function");
+	}
+}
+
 /* Link API by ids with cookies: cookies[i] belongs to ids[i]. */
 static void test_link_ids_cookies(void)
 {
@@ -115,6 +150,7 @@ static void test_link_ids_cookies(void)
 		ASSERT_EQ(skel->bss->cookie_hits[i], 1, "cookie_hits");
 		ASSERT_EQ(skel->bss->cookies[i], 100 + i, "cookie");
 	}
+	check_link_info(link, ids);
 	bpf_link__destroy(link);
 out:
 	tracing_multi__destroy(skel);
