@@ -31,6 +31,7 @@
 #include <linux/debugfs.h>
 #include <linux/filter.h>
 #include <linux/ftrace.h>
+#include <linux/kallsyms.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -736,6 +737,21 @@ static const struct bpf_link_ops bpf_tracing_multi_link_lops = {
 	.fill_link_info = bpf_tracing_multi_link_fill_link_info,
 };
 
+static int count_symbol(void *data, unsigned long addr)
+{
+	(*(int *)data)++;
+	return 0;
+}
+
+/* Does kallsyms know more than one vmlinux function of this name? */
+static bool name_is_ambiguous(const char *name)
+{
+	int n = 0;
+
+	kallsyms_on_each_match_symbol(count_symbol, name, &n);
+	return n > 1;
+}
+
 /* Resolve and check ids[], take each function's trampoline. */
 static int multi_link_resolve(struct bpf_tracing_multi_link *link, struct bpf_prog *prog,
 			      u32 *ids, u64 *cookies)
@@ -753,6 +769,9 @@ static int multi_link_resolve(struct bpf_tracing_multi_link *link, struct bpf_pr
 			return err;
 		module_put(tgt_info.tgt_mod);	/* the link holds link->mod */
 		if (!ftrace_location(tgt_info.tgt_addr))
+			return -EINVAL;
+		/* which of the functions of that name would be traced? */
+		if (!btf_is_module(link->btf) && name_is_ambiguous(tgt_info.tgt_name))
 			return -EINVAL;
 		f->addr = tgt_info.tgt_addr;
 		f->btf_id = ids[i];

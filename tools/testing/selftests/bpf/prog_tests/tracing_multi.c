@@ -207,6 +207,38 @@ out:
 	tracing_multi__destroy(skel);
 }
 
+/* The BTF id of a traceable vmlinux function whose name kallsyms has more
+ * than once (static functions of the same name), or 0 if there is none.
+ */
+static __u32 ambiguous_func_id(void)
+{
+	char line[512], name[256], prev[256] = "";
+	struct btf *btf;
+	__u32 id = 0;
+	FILE *f;
+
+	/* /proc/kallsyms is not sorted by name: sort a copy */
+	f = popen("awk 'NF == 3 && ($2 == \"t\" || $2 == \"T\") { print $3 }' /proc/kallsyms | sort", "r");
+	if (!f)
+		return 0;
+	btf = btf__load_vmlinux_btf();
+	while (!id && btf && fgets(line, sizeof(line), f)) {
+		int fid;
+
+		if (sscanf(line, "%255s", name) != 1)
+			continue;
+		if (strcmp(name, prev) == 0) {
+			fid = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
+			if (fid > 0)
+				id = fid;
+		}
+		strcpy(prev, name);
+	}
+	pclose(f);
+	btf__free(btf);
+	return id;
+}
+
 /* Each bad input has its errno, and leaves nothing attached. */
 static void test_errors(void)
 {
@@ -241,6 +273,17 @@ static void test_errors(void)
 	ids[NR_FUNCS] = 1;	/* a type, not a function */
 	fd = bpf_link_create(prog_fd, 0, BPF_TRACE_FENTRY_MULTI, &lopts);
 	ASSERT_EQ(fd, -EINVAL, "not a function");
+
+	/* a name kallsyms has twice: which function would it be? */
+	ids[0] = ambiguous_func_id();
+	if (ids[0] > 0) {
+		lopts.tracing_multi.cnt = 1;
+		fd = bpf_link_create(prog_fd, 0, BPF_TRACE_FENTRY_MULTI, &lopts);
+		ASSERT_EQ(fd, -EINVAL, "ambiguous name");
+	} else {
+		printf("%s: no ambiguous function name in this kernel\n", __func__);
+	}
+	fentry_test_ids(ids);
 
 	/* the wrong attach type for the program */
 	lopts.tracing_multi.cnt = NR_FUNCS;
