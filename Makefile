@@ -3,16 +3,17 @@
 #
 #   make run                 build, boot the x86-64 kernel, run the demo
 #   make check [ARCH=...]    build both kernels and selftests, run them in QEMU
-#   make tree | refresh | status | kernel | selftests | series
+#   make bench [ARCH=...]    attach benchmark in QEMU (prints numbers)
+#   make tree | refresh | status | kernel | selftests
 
 ARCH ?= all
 ARCHES := $(if $(filter all,$(ARCH)),x86_64 arm64,$(ARCH))
 H := harness
 
-.PHONY: all run check tree refresh status kernel selftests clean help
+.PHONY: all run check bench tree refresh status kernel selftests clean help
 all: help
 help:
-	@sed -n '2,7p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,8p' Makefile | sed 's/^# \{0,1\}//'
 
 tree:
 	@$(H)/tree.sh
@@ -28,5 +29,7 @@ check:
 	@$(H)/check.sh $(ARCHES)
 run:
 	@$(H)/run.sh
+bench:
+	@set -e; for a in $(if $(filter all,$(ARCH)),x86_64,$(ARCH)); do $(H)/bench.sh $$a; done
 clean:
-	rm -rf build/x86_64 build/arm64 build/selftests-* build/check
+	rm -rf build/x86_64 build/arm64 build/selftests-* build/check build/bench build/run build/demo-*

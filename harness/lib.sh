@@ -16,6 +16,9 @@ export CCACHE_BASEDIR=$REPO
 export CCACHE_NOHASHDIR=1
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-15G}
 export CCACHE_COMPILERCHECK=content
+# kbuild passes -fmacro-prefix-map=<absolute srctree>/=, which base_dir does
+# not rewrite: without this a clone in another directory never hits.
+export CCACHE_IGNOREOPTIONS='-fmacro-prefix-map=*'
 # Reproducible kernel version strings: fewer needless rebuilds.
 export KBUILD_BUILD_USER=ci KBUILD_BUILD_HOST=harness
 export KBUILD_BUILD_TIMESTAMP="Thu Jan  1 00:00:00 UTC 2026"

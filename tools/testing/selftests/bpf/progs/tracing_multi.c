@@ -232,3 +232,4 @@ int mod_fentry(void *ctx)
 		mod_hits[n]++;
 	return 0;
 }
+

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Benchmarks, run by "make bench", not by "make check": they print
+ * numbers and assert only that what they measure works.
+ * - tracing_multi_bench_attach: one fentry.multi program on every function
+ *   it can take, then kprobe.multi on the same functions;
+ * - tracing_multi_bench_trigger: calls per second of a function with
+ *   nothing, fentry, fentry.multi, fexit, fexit.multi or kprobe.multi on it
+ *   (like selftests' bench trig-*).
+ */
+#include <test_progs.h>
+#include <bpf/btf.h>
+#include <time.h>
+#include "tracing_multi_bench.skel.h"
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* As kprobe_multi_bench_attach, plus what fentry refuses (btf_id_deny). */
+static bool skip_name(const char *name)
+{
+	static const char * const deny[] = {
+		"arch_cpu_idle", "default_idle", "bpf_dispatcher_xdp_func",
+		"migrate_disable", "migrate_enable", "preempt_count_add",
+		"preempt_count_sub", "__rcu_read_lock", "__rcu_read_unlock",
+	};
+	int i;
+
+	if (!strncmp(name, "rcu_", 4) || !strncmp(name, "__ftrace_invalid_address__", 26))
+		return true;
+	for (i = 0; i < ARRAY_SIZE(deny); i++)
+		if (!strcmp(name, deny[i]))
+			return true;
+	return false;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char **)a, *(char **)b);
+}
+
+static bool proto_ok(const struct btf *btf, const struct btf_type *proto)
+{
+	const struct btf_param *p = btf_params(proto);
+	const struct btf_type *t;
+	int i, n = btf_vlen(proto);
+
+	if (n > 6)
+		return false;
+	for (i = 0; i < n; i++) {
+		if (!p[i].type)
+			return false;
+		t = btf__type_by_id(btf, p[i].type);
+		while (btf_is_mod(t) || btf_is_typedef(t))
+			t = btf__type_by_id(btf, t->type);
+		if (btf_is_composite(t))
+			return false;
+	}
+	if (!proto->type)
+		return true;
+	t = btf__type_by_id(btf, proto->type);
+	while (btf_is_mod(t) || btf_is_typedef(t))
+		t = btf__type_by_id(btf, t->type);
+	return !btf_is_composite(t);
+}
+
+/* Names (sorted, unique, vmlinux) and BTF ids of the functions to attach. */
+static int bench_funcs(char ***pnames, __u32 **pids, size_t *pcnt)
+{
+	char line[512], name[256], **all = NULL, **names = NULL;
+	size_t n = 0, cap = 0, cnt = 0, i;
+	struct btf *btf;
+	__u32 *ids = NULL;
+	FILE *f;
+
+	f = fopen("/sys/kernel/tracing/available_filter_functions", "r");
+	if (!ASSERT_OK_PTR(f, "available_filter_functions"))
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (strchr(line, '[') || sscanf(line, "%255s", name) != 1)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 4096;
+			all = realloc(all, cap * sizeof(*all));
+			if (!all)
+				break;
+		}
+		all[n++] = strdup(name);
+	}
+	fclose(f);
+	if (!ASSERT_OK_PTR(all, "names"))
+		return -1;
+	qsort(all, n, sizeof(*all), cmp_str);
+	btf = btf__load_vmlinux_btf();
+	names = calloc(n, sizeof(*names));
+	ids = calloc(n, sizeof(*ids));
+	if (!ASSERT_OK_PTR(btf, "btf") || !names || !ids)
+		return -1;
+	for (i = 0; i < n; i++) {
+		bool dup = (i && !strcmp(all[i], all[i - 1])) ||
+			   (i + 1 < n && !strcmp(all[i], all[i + 1]));
+		int id;
+
+		if (dup || skip_name(all[i]))
+			continue;
+		id = btf__find_by_name_kind(btf, all[i], BTF_KIND_FUNC);
+		if (id <= 0 || !proto_ok(btf, btf__type_by_id(btf, btf__type_by_id(btf, id)->type)))
+			continue;
+		names[cnt] = all[i];
+		ids[cnt++] = id;
+	}
+	btf__free(btf);
+	*pnames = names;
+	*pids = ids;
+	*pcnt = cnt;
+	return 0;
+}
+
+static int count_images(void)
+{
+	FILE *f = fopen("/sys/kernel/debug/bpf_multi_trampolines", "r");
+	char line[256];
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n += !strncmp(line, "shared ", 7) || !strncmp(line, "own ", 4);
+	fclose(f);
+	return n;
+}
+
+void serial_test_tracing_multi_bench_attach(void)
+{
+	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, kopts);
+	double t0, t1, t2, k0, k1, k2;
+	struct tracing_multi_bench *skel;
+	struct bpf_link *link;
+	char **names = NULL;
+	__u32 *ids = NULL;
+	size_t cnt = 0;
+	int images;
+
+	if (bench_funcs(&names, &ids, &cnt))
+		return;
+	skel = tracing_multi_bench__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+		return;
+
+	opts.ids = ids;
+	opts.cnt = cnt;
+	t0 = now();
+	link = bpf_program__attach_tracing_multi(skel->progs.bench_fentry, NULL, &opts);
+	t1 = now();
+	if (!ASSERT_OK_PTR(link, "fentry.multi attach"))
+		goto out;
+	images = count_images();
+	bpf_link__destroy(link);
+	t2 = now();
+
+	kopts.syms = (const char **)names;
+	kopts.cnt = cnt;
+	k0 = now();
+	link = bpf_program__attach_kprobe_multi_opts(skel->progs.bench_kprobe, NULL, &kopts);
+	k1 = now();
+	if (!ASSERT_OK_PTR(link, "kprobe.multi attach"))
+		goto out;
+	bpf_link__destroy(link);
+	k2 = now();
+
+	printf("BENCH tracing_multi_attach: functions %zu, fentry.multi attach %.3f s detach %.3f s images %d; kprobe.multi attach %.3f s detach %.3f s\n",
+	       cnt, t1 - t0, t2 - t1, images, k1 - k0, k2 - k1);
+out:
+	tracing_multi_bench__destroy(skel);
+	free(ids);
+	free(names);
+}
+
+#define TRIG_LOOPS 1000	/* as in progs/tracing_multi_bench.c */
+#define TRIG_RUNS 200
+
+/* Calls per second (millions) of the driver's function, best of 3. */
+static double trig_rate(struct tracing_multi_bench *skel, bool counted)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, topts);
+	int i, r, fd = bpf_program__fd(skel->progs.trig_driver);
+	double best = 0, t;
+
+	for (r = 0; r < 3; r++) {
+		skel->bss->hits = 0;
+		t = now();
+		for (i = 0; i < TRIG_RUNS; i++)
+			if (!ASSERT_OK(bpf_prog_test_run_opts(fd, &topts), "test_run"))
+				return 0;
+		t = now() - t;
+		if (counted)
+			ASSERT_EQ(skel->bss->hits, TRIG_RUNS * TRIG_LOOPS, "hits");
+		if (TRIG_RUNS * TRIG_LOOPS / t / 1e6 > best)
+			best = TRIG_RUNS * TRIG_LOOPS / t / 1e6;
+	}
+	return best;
+}
+
+void serial_test_tracing_multi_bench_trigger(void)
+{
+	static const char *const func = "bpf_get_numa_node_id";
+	struct tracing_multi_bench *skel;
+	struct {
+		const char *name;
+		struct bpf_program *prog;
+		double rate;
+	} runs[6];
+	struct bpf_link *link;
+	int i, n = 0;
+
+	skel = tracing_multi_bench__open();
+	if (!ASSERT_OK_PTR(skel, "open"))
+		return;
+	runs[n++] = (typeof(runs[0])){ "base", NULL };
+	runs[n++] = (typeof(runs[0])){ "fentry", skel->progs.trig_fentry };
+	runs[n++] = (typeof(runs[0])){ "fentry-multi", skel->progs.trig_fentry_multi };
+	runs[n++] = (typeof(runs[0])){ "fexit", skel->progs.trig_fexit };
+	runs[n++] = (typeof(runs[0])){ "fexit-multi", skel->progs.trig_fexit_multi };
+	runs[n++] = (typeof(runs[0])){ "kprobe-multi", skel->progs.trig_kprobe_multi };
+	for (i = 1; i < n; i++)
+		bpf_program__set_autoload(runs[i].prog, true);
+	if (!ASSERT_OK(tracing_multi_bench__load(skel), "load"))
+		goto out;
+	for (i = 0; i < n; i++) {
+		struct bpf_program *prog = runs[i].prog;
+
+		link = NULL;
+		if (prog == skel->progs.trig_fentry_multi || prog == skel->progs.trig_fexit_multi)
+			link = bpf_program__attach_tracing_multi(prog, func, NULL);
+		else if (prog == skel->progs.trig_kprobe_multi)
+			link = bpf_program__attach_kprobe_multi_opts(prog, func, NULL);
+		else if (prog)
+			link = bpf_program__attach(prog);
+		if (prog && !ASSERT_OK_PTR(link, runs[i].name))
+			goto out;
+		runs[i].rate = trig_rate(skel, prog);
+		bpf_link__destroy(link);
+	}
+	for (i = 0; i < n; i++)
+		printf("BENCH trig-%s: %.3f M/s (%.1f%% of base)\n", runs[i].name, runs[i].rate,
+		       100 * runs[i].rate / runs[0].rate);
+	printf("BENCH fentry-multi/fentry %.1f%%, fexit-multi/fexit %.1f%%, fentry-multi/kprobe-multi %.2fx\n",
+	       100 * runs[2].rate / runs[1].rate, 100 * runs[4].rate / runs[3].rate,
+	       runs[2].rate / runs[5].rate);
+out:
+	tracing_multi_bench__destroy(skel);
+}

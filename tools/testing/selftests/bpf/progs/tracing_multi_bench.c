@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Benchmarks of fentry.multi and co. (prog_tests/tracing_multi_bench.c). */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+char _license[] SEC("license") = "GPL";
+
+/* Attach benchmark: programs that do nothing. */
+SEC("fentry.multi")
+int bench_fentry(void *ctx)
+{
+	return 0;
+}
+
+SEC("kprobe.multi")
+int bench_kprobe(void *ctx)
+{
+	return 0;
+}
+
+/* Trigger benchmark: the driver calls bpf_get_numa_node_id() in a loop,
+ * each program counts the calls it sees (as selftests' bench trig-*).
+ */
+#define TRIG_LOOPS 1000
+__u64 hits;
+
+static int trig_cb(__u32 i, void *ctx)
+{
+	bpf_get_numa_node_id();
+	return 0;
+}
+
+SEC("syscall")
+int trig_driver(void *ctx)
+{
+	bpf_loop(TRIG_LOOPS, trig_cb, NULL, 0);
+	return 0;
+}
+
+SEC("?fentry/bpf_get_numa_node_id")
+int trig_fentry(void *ctx)
+{
+	hits++;
+	return 0;
+}
+
+SEC("?fexit/bpf_get_numa_node_id")
+int trig_fexit(void *ctx)
+{
+	hits++;
+	return 0;
+}
+
+SEC("?fentry.multi")
+int trig_fentry_multi(void *ctx)
+{
+	hits++;
+	return 0;
+}
+
+SEC("?fexit.multi")
+int trig_fexit_multi(void *ctx)
+{
+	hits++;
+	return 0;
+}
+
+SEC("?kprobe.multi")
+int trig_kprobe_multi(void *ctx)
+{
+	hits++;
+	return 0;
+}
+
