@@ -68,11 +68,49 @@ static bool proto_ok(const struct btf *btf, const struct btf_type *proto)
 	return !btf_is_composite(t);
 }
 
+/* Sorted text symbol names of vmlinux in /proc/kallsyms. */
+static char **kallsyms_text(size_t *pcnt)
+{
+	char line[512], name[256], type;
+	size_t n = 0, cap = 0;
+	char **names = NULL;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	if (!f)
+		return NULL;
+	while (fgets(line, sizeof(line), f)) {
+		if (strchr(line, '[') || sscanf(line, "%*s %c %255s", &type, name) != 2)
+			continue;
+		if (type != 't' && type != 'T')
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 65536;
+			names = realloc(names, cap * sizeof(*names));
+			if (!names)
+				break;
+		}
+		names[n++] = strdup(name);
+	}
+	fclose(f);
+	if (names)
+		qsort(names, n, sizeof(*names), cmp_str);
+	*pcnt = n;
+	return names;
+}
+
+static bool is_dup(char **names, size_t n, const char *name)
+{
+	char **p = bsearch(&name, names, n, sizeof(*names), cmp_str);
+
+	return p && ((p > names && !strcmp(p[-1], name)) ||
+		     (p + 1 < names + n && !strcmp(p[1], name)));
+}
+
 /* Names (sorted, unique, vmlinux) and BTF ids of the functions to attach. */
 static int bench_funcs(char ***pnames, __u32 **pids, size_t *pcnt)
 {
-	char line[512], name[256], **all = NULL, **names = NULL;
-	size_t n = 0, cap = 0, cnt = 0, i;
+	char line[512], name[256], **all = NULL, **names = NULL, **ksyms;
+	size_t n = 0, cap = 0, cnt = 0, i, nksyms;
 	struct btf *btf;
 	__u32 *ids = NULL;
 	FILE *f;
@@ -95,6 +133,9 @@ static int bench_funcs(char ***pnames, __u32 **pids, size_t *pcnt)
 	if (!ASSERT_OK_PTR(all, "names"))
 		return -1;
 	qsort(all, n, sizeof(*all), cmp_str);
+	ksyms = kallsyms_text(&nksyms);
+	if (!ASSERT_OK_PTR(ksyms, "kallsyms"))
+		return -1;
 	btf = btf__load_vmlinux_btf();
 	names = calloc(n, sizeof(*names));
 	ids = calloc(n, sizeof(*ids));
@@ -105,7 +146,7 @@ static int bench_funcs(char ***pnames, __u32 **pids, size_t *pcnt)
 			   (i + 1 < n && !strcmp(all[i], all[i + 1]));
 		int id;
 
-		if (dup || skip_name(all[i]))
+		if (dup || skip_name(all[i]) || is_dup(ksyms, nksyms, all[i]))
 			continue;
 		id = btf__find_by_name_kind(btf, all[i], BTF_KIND_FUNC);
 		if (id <= 0 || !proto_ok(btf, btf__type_by_id(btf, btf__type_by_id(btf, id)->type)))
