@@ -739,7 +739,8 @@ static const struct bpf_link_ops bpf_tracing_multi_link_lops = {
 
 static int count_symbol(void *data, unsigned long addr)
 {
-	(*(int *)data)++;
+	if (core_kernel_text(addr))	/* a function, not data of the same name */
+		(*(int *)data)++;
 	return 0;
 }
 
