@@ -218,7 +218,8 @@ static __u32 ambiguous_func_id(void)
 	FILE *f;
 
 	/* /proc/kallsyms is not sorted by name: sort a copy */
-	f = popen("awk 'NF == 3 && ($2 == \"t\" || $2 == \"T\") { print $3 }' /proc/kallsyms | sort", "r");
+	f = popen("awk 'NF == 3 && ($2 == \"t\" || $2 == \"T\") { print $3 }' "
+		  "/proc/kallsyms | sort", "r");
 	if (!f)
 		return 0;
 	btf = btf__load_vmlinux_btf();
@@ -232,7 +233,7 @@ static __u32 ambiguous_func_id(void)
 			if (fid > 0)
 				id = fid;
 		}
-		strcpy(prev, name);
+		snprintf(prev, sizeof(prev), "%s", name);
 	}
 	pclose(f);
 	btf__free(btf);
@@ -436,17 +437,17 @@ out:
 
 struct gap_runner {
 	int prog_fd;
-	volatile bool stop;
+	bool stop;
 	__u64 runs;
 	int err;
 };
 
 static void *gap_run(void *arg)
 {
-	struct gap_runner *r = arg;
 	LIBBPF_OPTS(bpf_test_run_opts, topts);
+	struct gap_runner *r = arg;
 
-	while (!r->stop) {
+	while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
 		r->err = bpf_prog_test_run_opts(r->prog_fd, &topts);
 		if (r->err)
 			break;
@@ -501,7 +502,7 @@ static void test_gap_free(void)
 		bpf_link__destroy(a);
 		bpf_link__destroy(m2);
 	}
-	r.stop = true;
+	__atomic_store_n(&r.stop, true, __ATOMIC_RELAXED);
 	pthread_join(thread, NULL);
 	ASSERT_OK(r.err, "test_run");
 	ASSERT_GT(r.runs, 0, "runs");
