@@ -161,7 +161,7 @@ shared_create(u8 nr_args, u8 ret_off, struct bpf_tracing_multi_link **links, u32
 	void *func_addr = (void *)(unsigned long)ret_off;
 	struct bpf_tramp_links *tlinks;
 	struct bpf_tramp_shared *s;
-	int i, size, err = -ENOMEM;
+	int i, err = -ENOMEM;
 
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
 	tlinks = kcalloc(BPF_TRAMP_MAX, sizeof(*tlinks), GFP_KERNEL);
@@ -187,37 +187,18 @@ shared_create(u8 nr_args, u8 ret_off, struct bpf_tracing_multi_link **links, u32
 	else
 		flags |= BPF_TRAMP_F_RESTORE_REGS;
 
-	size = arch_bpf_trampoline_size(&m, flags, tlinks, func_addr);
-	if (size < 0) {
-		err = size;
-		goto out_free;
-	}
-	if (size > PAGE_SIZE) {
-		err = -E2BIG;
-		goto out_free;
-	}
 	s->id = ++tramp_shared_id;
-	s->im = bpf_tramp_image_alloc(s->id | (1ULL << 63), size);
+	s->im = bpf_tramp_image_build(&m, func_addr, s->id | (1ULL << 63), tlinks, flags);
 	if (IS_ERR(s->im)) {
 		err = PTR_ERR(s->im);
-		s->im = NULL;
 		goto out_free;
 	}
-	err = arch_prepare_bpf_trampoline(s->im, s->im->image, s->im->image + size,
-					  &m, flags, tlinks, func_addr);
-	if (err < 0)
-		goto out_free;
-	err = arch_protect_bpf_trampoline(s->im->image, s->im->size);
-	if (err)
-		goto out_free;
 	kfree(tlinks);
 	s->fresh = true;
 	list_add_tail(&s->list, &tramp_shared_list);
 	return s;
 
 out_free:
-	if (s && s->im)
-		bpf_tramp_image_free(s->im);
 	if (s)
 		kfree(s->links);
 	kfree(s);
@@ -310,7 +291,7 @@ static int plan_own(struct multi_plan *p)
 		flags |= BPF_TRAMP_F_CALL_ORIG | BPF_TRAMP_F_SKIP_FRAME;
 	else
 		flags |= BPF_TRAMP_F_RESTORE_REGS;
-	im = bpf_trampoline_build_image(tr, tlinks, flags);
+	im = bpf_tramp_image_build(&tr->func.model, tr->func.addr, tr->key, tlinks, flags);
 	kfree(tlinks);
 	if (IS_ERR(im))
 		return PTR_ERR(im);
