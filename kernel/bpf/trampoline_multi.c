@@ -139,6 +139,17 @@ static u32 tr_links(struct bpf_trampoline *tr, struct bpf_tracing_multi_link **l
 	return n;
 }
 
+/* Whether one of @links needs the original function called (fexit, fmod_ret). */
+static bool links_call_orig(struct bpf_tracing_multi_link **links, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		if (multi_kind(links[i]->attach_type) != BPF_TRAMP_FENTRY)
+			return true;
+	return false;
+}
+
 static struct bpf_tramp_shared *
 shared_find(u8 nr_args, u8 ret_off, struct bpf_tracing_multi_link **links, u32 n)
 {
@@ -325,9 +336,10 @@ static int plan_one(struct multi_plan *p)
 	u8 nr_args = tr->func.model.nr_args, ret_off;
 	u32 n;
 
-	if (tr_ordinary_cnt(tr))
-		return plan_own(p);
 	n = tr_links(tr, links);
+	if (tr_ordinary_cnt(tr) ||
+	    (links_call_orig(links, n) && !bpf_jit_supports_shared_call_orig()))
+		return plan_own(p);
 	if (!n)
 		return 0;
 	ret_off = tr_ret_off(tr);
@@ -779,7 +791,8 @@ static int multi_link_resolve(struct bpf_tracing_multi_link *link, struct bpf_pr
  *
  * Return: a link fd, or -EINVAL (bad attr, an id not a traceable function,
  * a duplicate), -E2BIG (cnt too large, a function with too many links),
- * -EBUSY (a function with ordinary programs), -ENOENT, -ENOMEM, -EFAULT.
+ * -EBUSY (a function with an extension program, or one whose direct call
+ * another ftrace user holds), -ENOENT, -ENOMEM, -EFAULT.
  */
 int bpf_tracing_multi_link_attach(const union bpf_attr *attr, struct bpf_prog *prog)
 {
