@@ -38,6 +38,22 @@ int trig_driver(void *ctx)
 	return 0;
 }
 
+/* The fmod_ret runs' driver: bpf_modify_return_test_tp() allows them. */
+extern int bpf_modify_return_test_tp(int nonce) __ksym __weak;
+
+static int trig_kfunc_cb(__u32 i, void *ctx)
+{
+	bpf_modify_return_test_tp(0);
+	return 0;
+}
+
+SEC("syscall")
+int trig_driver_kfunc(void *ctx)
+{
+	bpf_loop(TRIG_LOOPS, trig_kfunc_cb, NULL, 0);
+	return 0;
+}
+
 SEC("?fentry/bpf_get_numa_node_id")
 int trig_fentry(void *ctx)
 {
@@ -73,3 +89,24 @@ int trig_kprobe_multi(void *ctx)
 	return 0;
 }
 
+
+SEC("?kprobe/bpf_get_numa_node_id")
+int trig_kprobe(void *ctx)
+{
+	hits++;
+	return 0;
+}
+
+SEC("?fmod_ret/bpf_modify_return_test_tp")
+int trig_fmodret(void *ctx)
+{
+	hits++;
+	return 0;
+}
+
+SEC("?fmod_ret.multi")
+int trig_fmodret_multi(void *ctx)
+{
+	hits++;
+	return 0;
+}
