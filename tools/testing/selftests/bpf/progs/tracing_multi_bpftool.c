@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+/* fentry.multi programs for prog_tests/tracing_multi_bpftool.c: bpftool
+ * shows their links, attaches them and auto-attaches them.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+char _license[] SEC("license") = "GPL";
+
+extern const void bpf_fentry_test1 __ksym;
+extern const void bpf_fentry_test2 __ksym;
+extern const void bpf_fentry_test3 __ksym;
+extern const void bpf_fentry_test4 __ksym;
+extern const void bpf_fentry_test5 __ksym;
+extern const void bpf_fentry_test6 __ksym;
+extern const void bpf_fentry_test7 __ksym;
+extern const void bpf_fentry_test8 __ksym;
+extern const void bpf_fentry_test9 __ksym;
+
+static __u32 func_index(__u64 ip)
+{
+	if (ip == (__u64)&bpf_fentry_test1)
+		return 1;
+	if (ip == (__u64)&bpf_fentry_test2)
+		return 2;
+	if (ip == (__u64)&bpf_fentry_test3)
+		return 3;
+	if (ip == (__u64)&bpf_fentry_test4)
+		return 4;
+	if (ip == (__u64)&bpf_fentry_test5)
+		return 5;
+	if (ip == (__u64)&bpf_fentry_test6)
+		return 6;
+	if (ip == (__u64)&bpf_fentry_test7)
+		return 7;
+	if (ip == (__u64)&bpf_fentry_test8)
+		return 8;
+	if (ip == (__u64)&bpf_fentry_test9)
+		return 9;
+	return 0;
+}
+
+/* Attached by the test through libbpf, with ids and cookies. */
+__u64 cookie_hits[10], cookies[10];
+
+SEC("fentry.multi")
+int tmb_cookie(void *ctx)
+{
+	__u32 i = func_index(bpf_get_func_ip(ctx));
+
+	if (i) {
+		cookie_hits[i]++;
+		cookies[i] = bpf_get_attach_cookie(ctx);
+	}
+	return 0;
+}
+
+/* Attached by "bpftool prog attach ... fentry_multi PATTERN link FILE". */
+__u64 attach_hits[10];
+
+SEC("fentry.multi")
+int tmb_attach(void *ctx)
+{
+	__u32 i = func_index(bpf_get_func_ip(ctx));
+
+	if (i)
+		attach_hits[i]++;
+	return 0;
+}
+
+/* Auto-attached by "bpftool prog loadall ... autoattach", which loads its
+ * own copy of this object: it counts into a map bpftool pins (pinmaps).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 10);
+	__type(key, __u32);
+	__type(value, __u64);
+} auto_hits SEC(".maps");
+
+SEC("fentry.multi/bpf_fentry_test?")
+int tmb_auto(void *ctx)
+{
+	__u32 i = func_index(bpf_get_func_ip(ctx));
+	__u64 *v;
+
+	v = i ? bpf_map_lookup_elem(&auto_hits, &i) : NULL;
+	if (v)
+		__sync_fetch_and_add(v, 1);
+	return 0;
+}
