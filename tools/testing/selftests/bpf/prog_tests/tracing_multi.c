@@ -220,8 +220,10 @@ static __u32 ambiguous_func_id(void)
 	FILE *f;
 
 	/* /proc/kallsyms is not sorted by name: sort a copy */
-	f = popen("awk 'NF == 3 && ($2 == \"t\" || $2 == \"T\") { print $3 }' "
-		  "/proc/kallsyms | sort", "r");
+	static const char *const cmd =
+		"awk 'NF == 3 && ($2 == \"t\" || $2 == \"T\") { print $3 }' /proc/kallsyms | sort";
+
+	f = popen(cmd, "r");
 	if (!f)
 		return 0;
 	btf = btf__load_vmlinux_btf();

@@ -291,8 +291,8 @@ void serial_test_tracing_multi_bench_attach(void)
 		bpf_link__destroy(link);
 	}
 	k2 = now();
-	printf("BENCH tracing_multi_attach: functions %zu, fentry.multi attach %.3f s detach %.3f s images %d; ",
-	       cnt, t1 - t0, t2 - t1, images);
+	printf("BENCH tracing_multi_attach: functions %zu, ", cnt);
+	printf("fentry.multi attach %.3f s detach %.3f s images %d; ", t1 - t0, t2 - t1, images);
 	if (kerr == -EOPNOTSUPP)
 		printf("kprobe.multi n/a (none here)\n");
 	else
@@ -359,6 +359,7 @@ void serial_test_tracing_multi_bench_trigger(void)
 		bool kfunc_driver;
 		double rate;
 	} runs[NR_TRIG] = {};
+	struct bpf_program *driver;
 	struct bpf_link *link;
 	int i;
 
@@ -396,14 +397,16 @@ void serial_test_tracing_multi_bench_trigger(void)
 			link = bpf_program__attach_kprobe_multi_opts(prog, target, NULL);
 		else if (prog)
 			link = bpf_program__attach(prog);
-		if (prog == skel->progs.trig_kprobe_multi && libbpf_get_error(link) == -EOPNOTSUPP) {
+		if (prog == skel->progs.trig_kprobe_multi &&
+		    libbpf_get_error(link) == -EOPNOTSUPP) {
 			printf("BENCH trig-kprobe-multi: n/a (no kprobe.multi here)\n");
 			continue;
 		}
 		if (prog && !ASSERT_OK_PTR(link, runs[i].name))
 			goto out;
-		runs[i].rate = trig_rate(skel, runs[i].kfunc_driver ? skel->progs.trig_driver_kfunc
-								    : skel->progs.trig_driver, prog);
+		driver = runs[i].kfunc_driver ? skel->progs.trig_driver_kfunc
+					      : skel->progs.trig_driver;
+		runs[i].rate = trig_rate(skel, driver, prog);
 		bpf_link__destroy(link);
 	}
 	for (i = 0; i < NR_TRIG; i++) {

@@ -89,7 +89,6 @@ int trig_kprobe_multi(void *ctx)
 	return 0;
 }
 
-
 SEC("?kprobe/bpf_get_numa_node_id")
 int trig_kprobe(void *ctx)
 {
