@@ -6,7 +6,9 @@ set -euo pipefail
 HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HARNESS/.." && pwd)
 BUILD=${BUILD:-$REPO/build}
-TREE=$BUILD/linux
+# HARNESS_TREE, HARNESS_KOUT: another source tree and kernel output directory
+# (series-check.sh builds each commit of build/series-tree with kernel.sh).
+TREE=${HARNESS_TREE:-$BUILD/linux}
 BASE_PKG=linux-source-6.12
 BASE_TARBALL=/usr/src/linux-source-6.12.tar.xz
 NPROC=$(nproc)
@@ -43,7 +45,7 @@ arch_vars() {
 		IMAGE=arch/arm64/boot/Image ;;
 	*) die "unknown ARCH '$1' (x86_64 or arm64)" ;;
 	esac
-	KOUT=$BUILD/$KARCH
+	KOUT=${HARNESS_KOUT:-$BUILD/$KARCH}
 	SOUT=$BUILD/selftests-$KARCH
 }
 
