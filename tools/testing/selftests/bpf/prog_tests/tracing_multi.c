@@ -1,42 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* fentry.multi, fexit.multi and fmod_ret.multi: one program, many functions. */
-#include <test_progs.h>
-#include <bpf/btf.h>
 #include <pthread.h>
+#include "tracing_multi_common.h"
 #include "tracing_multi.skel.h"
 #include "tracing_multi_args.skel.h"
 #include "verifier_tracing_args.skel.h"
-
-#define NR_FUNCS 9
-
-/* BTF ids of bpf_fentry_test1..9, in that order. */
-static int fentry_test_ids(__u32 *ids)
-{
-	struct btf *btf = btf__load_vmlinux_btf();
-	char name[32];
-	int i, id;
-
-	if (!ASSERT_OK_PTR(btf, "btf__load_vmlinux_btf"))
-		return -1;
-	for (i = 0; i < NR_FUNCS; i++) {
-		snprintf(name, sizeof(name), "bpf_fentry_test%d", i + 1);
-		id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
-		if (!ASSERT_GT(id, 0, name)) {
-			btf__free(btf);
-			return -1;
-		}
-		ids[i] = id;
-	}
-	btf__free(btf);
-	return 0;
-}
-
-static void test_run(struct bpf_program *prog)
-{
-	LIBBPF_OPTS(bpf_test_run_opts, topts);
-
-	ASSERT_OK(bpf_prog_test_run_opts(bpf_program__fd(prog), &topts), "test_run");
-}
 
 /* Auto-attach by pattern: every function, its args and return value. */
 static void test_skel_pattern(void)

@@ -3,13 +3,11 @@
  * hidden), "prog attach PROG fentry_multi PATTERN link FILE", "prog loadall
  * ... autoattach" of fentry.multi sections and "feature probe".
  */
-#include <test_progs.h>
-#include <bpf/btf.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include "tracing_multi_common.h"
 #include "tracing_multi_bpftool.skel.h"
 
-#define NR_FUNCS	9
 #define BPFTOOL		"./tools/sbin/bpftool"
 #define OBJ_FILE	"tracing_multi_bpftool.bpf.o"
 #define LINK_PIN	"/sys/fs/bpf/tracing_multi_bpftool_link"
@@ -70,36 +68,6 @@ static bool assert_has(const char *out, const char *want, const char *name)
 	return ASSERT_TRUE(found, name);
 }
 
-/* BTF ids of bpf_fentry_test1..9, in that order. */
-static int fentry_test_ids(__u32 *ids)
-{
-	struct btf *btf = btf__load_vmlinux_btf();
-	char name[32];
-	int i, id;
-
-	if (!ASSERT_OK_PTR(btf, "btf__load_vmlinux_btf"))
-		return -1;
-	for (i = 0; i < NR_FUNCS; i++) {
-		snprintf(name, sizeof(name), "bpf_fentry_test%d", i + 1);
-		id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
-		if (!ASSERT_GT(id, 0, name)) {
-			btf__free(btf);
-			return -1;
-		}
-		ids[i] = id;
-	}
-	btf__free(btf);
-	return 0;
-}
-
-/* BPF_PROG_TEST_RUN of a tracing program calls bpf_fentry_test1..9. */
-static void call_functions(struct bpf_program *prog)
-{
-	LIBBPF_OPTS(bpf_test_run_opts, topts);
-
-	ASSERT_OK(bpf_prog_test_run_opts(bpf_program__fd(prog), &topts), "test_run");
-}
-
 static int read_sysctl(const char *path)
 {
 	char buf[16] = {};
@@ -140,7 +108,7 @@ static void test_link_show(struct tracing_multi_bpftool *skel)
 		return;
 	if (!ASSERT_OK(bpf_link_get_info_by_fd(bpf_link__fd(link), &info, &len), "link info"))
 		goto out;
-	call_functions(skel->progs.tmb_cookie);
+	test_run(skel->progs.tmb_cookie);
 	for (i = 1; i <= NR_FUNCS; i++)
 		ASSERT_EQ(skel->bss->cookies[i], 100 + i, "cookie seen by the program");
 
@@ -255,14 +223,14 @@ static void test_prog_attach(struct tracing_multi_bpftool *skel)
 			   "json func");
 	}
 
-	call_functions(skel->progs.tmb_attach);
+	test_run(skel->progs.tmb_attach);
 	ASSERT_TRUE(hits_are(skel->bss->attach_hits, 1), "attach_hits");
 
 	/* removing the pin detaches (the link is freed from a work item) */
 	ASSERT_OK(unlink(LINK_PIN), "unlink");
 	for (i = 0; i < 200; i++) {
 		memset(skel->bss->attach_hits, 0, sizeof(skel->bss->attach_hits));
-		call_functions(skel->progs.tmb_attach);
+		test_run(skel->progs.tmb_attach);
 		if (hits_are(skel->bss->attach_hits, 0))
 			break;
 		usleep(10000);
@@ -303,7 +271,7 @@ static void test_autoattach(struct tracing_multi_bpftool *skel)
 	map_fd = bpf_obj_get(MAPS_DIR "/auto_hits");
 	if (!ASSERT_OK_FD(map_fd, "auto_hits map"))
 		goto out;
-	call_functions(skel->progs.tmb_cookie);
+	test_run(skel->progs.tmb_cookie);
 	for (key = 1; key <= NR_FUNCS; key++) {
 		val = 0;
 		ASSERT_OK(bpf_map_lookup_elem(map_fd, &key, &val), "lookup");

@@ -7,18 +7,9 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include "tracing_multi_funcs.h"
 
 char _license[] SEC("license") = "GPL";
-
-extern const void bpf_fentry_test1 __ksym;
-extern const void bpf_fentry_test2 __ksym;
-extern const void bpf_fentry_test3 __ksym;
-extern const void bpf_fentry_test4 __ksym;
-extern const void bpf_fentry_test5 __ksym;
-extern const void bpf_fentry_test6 __ksym;
-extern const void bpf_fentry_test7 __ksym;
-extern const void bpf_fentry_test8 __ksym;
-extern const void bpf_fentry_test9 __ksym;
 
 /* What test_run passes (low byte of each argument) and gets back. */
 static const __u8 nr_args[10] = { 0, 1, 2, 3, 4, 5, 6, 1, 1, 1 };
@@ -34,29 +25,6 @@ __u64 fentry_hits[10], fexit_hits[10], cookie_hits[10];
 __u64 cookies[10];
 __u64 bad;
 __u64 fmod_ret_hits;
-
-static int func_index(__u64 ip)
-{
-	if (ip == (__u64)&bpf_fentry_test1)
-		return 1;
-	if (ip == (__u64)&bpf_fentry_test2)
-		return 2;
-	if (ip == (__u64)&bpf_fentry_test3)
-		return 3;
-	if (ip == (__u64)&bpf_fentry_test4)
-		return 4;
-	if (ip == (__u64)&bpf_fentry_test5)
-		return 5;
-	if (ip == (__u64)&bpf_fentry_test6)
-		return 6;
-	if (ip == (__u64)&bpf_fentry_test7)
-		return 7;
-	if (ip == (__u64)&bpf_fentry_test8)
-		return 8;
-	if (ip == (__u64)&bpf_fentry_test9)
-		return 9;
-	return 0;
-}
 
 /* Index of the function @ctx is for, 0 (and bad++) if its args are wrong. */
 static int check_args(void *ctx)

@@ -5,41 +5,9 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include "tracing_multi_funcs.h"
 
 char _license[] SEC("license") = "GPL";
-
-extern const void bpf_fentry_test1 __ksym;
-extern const void bpf_fentry_test2 __ksym;
-extern const void bpf_fentry_test3 __ksym;
-extern const void bpf_fentry_test4 __ksym;
-extern const void bpf_fentry_test5 __ksym;
-extern const void bpf_fentry_test6 __ksym;
-extern const void bpf_fentry_test7 __ksym;
-extern const void bpf_fentry_test8 __ksym;
-extern const void bpf_fentry_test9 __ksym;
-
-static __u32 func_index(__u64 ip)
-{
-	if (ip == (__u64)&bpf_fentry_test1)
-		return 1;
-	if (ip == (__u64)&bpf_fentry_test2)
-		return 2;
-	if (ip == (__u64)&bpf_fentry_test3)
-		return 3;
-	if (ip == (__u64)&bpf_fentry_test4)
-		return 4;
-	if (ip == (__u64)&bpf_fentry_test5)
-		return 5;
-	if (ip == (__u64)&bpf_fentry_test6)
-		return 6;
-	if (ip == (__u64)&bpf_fentry_test7)
-		return 7;
-	if (ip == (__u64)&bpf_fentry_test8)
-		return 8;
-	if (ip == (__u64)&bpf_fentry_test9)
-		return 9;
-	return 0;
-}
 
 /* Attached by the test through libbpf, with ids and cookies. */
 __u64 cookie_hits[10], cookies[10];
