@@ -229,6 +229,7 @@ static void free_ops(struct ftrace_ops *ops)
 {
 	if (!ops)
 		return;
+	ftrace_direct_verify_unused(0, ops);
 	ftrace_free_filter(ops);
 	kfree(ops);
 }

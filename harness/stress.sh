@@ -1,0 +1,45 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make stress [ARCH=x86_64|arm64] [ROUNDS=n] [STRESS_TESTS="..."]: boot the
+# arch's kernel once and run the tests that attach and detach the most
+# (all functions at once, moves between images under calls, random link
+# sets) ROUNDS times in a row, stopping at the first failure. Fails on a
+# failed round or any kernel splat. The test kernel has
+# CONFIG_FTRACE_DIRECT_VERIFY: every freed trampoline and ftrace_ops is first
+# checked to be unreachable from ftrace. Run it beside another guest (e.g.
+# both arches at once) to stress timing as a loaded host does.
+. "$(dirname "$0")/lib.sh"
+arch_vars "${1:-x86_64}"
+rounds=${ROUNDS:-10}
+tests=${STRESS_TESTS:-tracing_multi_bench_attach tracing_multi_bench_trigger tracing_multi/gap_free tracing_multi/random_subsets tracing_multi/seed_orders tracing_multi/max_links}
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || die "ROUNDS must be a positive number"
+
+"$HARNESS/kernel.sh" "$KARCH"
+"$HARNESS/selftests.sh" "$KARCH"
+out=$BUILD/stress/$KARCH
+rm -rf "$out"; mkdir -p "$out"
+cat > "$out/job.sh" <<JOB
+out=/work/stress/$KARCH
+cd /work/selftests-$KARCH
+ok=0
+for r in \$(seq 1 $rounds); do
+	echo "harness: stress round \$r" > /dev/kmsg
+	if ! ./test_progs -v -a '$(tr ' ' ',' <<<"$tests")' > \$out/round.log 2>&1; then
+		cp \$out/round.log \$out/failed-round-\$r.log
+		echo "stress: round \$r failed"
+		break
+	fi
+	ok=\$r
+	echo "stress: round \$r ok: \$(grep -h '^BENCH' \$out/round.log)"
+done
+echo "stress: \$ok of $rounds rounds passed"
+dmesg > \$out/dmesg.log
+JOB
+# A round takes 3 to 5 minutes under TCG.
+GUEST_TIMEOUT=${GUEST_TIMEOUT:-$((600 + rounds * 300))} \
+	"$HARNESS/guest.sh" "$KARCH" "stress/$KARCH/job.sh" "$out/console.log" || true
+grep -h '^stress:' "$out/console.log" || true
+splats=$(python3 "$HARNESS/results.py" "$KARCH" /dev/null "$out/console.log" "$out/dmesg.log" /dev/null | tail -n 1 | sed -E 's/.* ([0-9]+) splats.*/\1/')
+grep -q "^stress: $rounds of $rounds rounds passed" "$out/console.log" && [ "$splats" = 0 ] ||
+	die "$KARCH stress failed: see ${out#$REPO/}/console.log and dmesg.log"
+log "$KARCH stress: $rounds rounds, no failure, no splat"
