@@ -10,14 +10,14 @@ arch_vars "${1:-x86_64}"
 
 "$HARNESS/kernel.sh" "$KARCH"
 "$HARNESS/selftests.sh" "$KARCH"
-out=$BUILD/bench/$KARCH
+out=$BUILD/bench/$ANAME
 mkdir -p "$out"
 cat > "$out/job.sh" <<JOB
-cd /work/selftests-$KARCH
-./test_progs -v -a tracing_multi_bench_trigger,tracing_multi_bench_attach > /work/bench/$KARCH/test_progs.log 2>&1
+cd $GUEST_SOUT
+./test_progs -v -a tracing_multi_bench_trigger,tracing_multi_bench_attach > /work/bench/$ANAME/test_progs.log 2>&1
 echo "test_progs exit status \$?"
-dmesg > /work/bench/$KARCH/dmesg.log
+dmesg > /work/bench/$ANAME/dmesg.log
 JOB
-"$HARNESS/guest.sh" "$KARCH" "bench/$KARCH/job.sh" "$out/console.log"
+"$HARNESS/guest.sh" "$KARCH" "bench/$ANAME/job.sh" "$out/console.log"
 grep -h '^BENCH' "$out/test_progs.log" || { tail -n 30 "$out/test_progs.log"; exit 1; }
 python3 "$HARNESS/results.py" "$KARCH" /dev/null "$out/console.log" "$out/dmesg.log" /dev/null | tail -n 1

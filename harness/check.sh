@@ -14,7 +14,7 @@ log "base: $BASE_PKG $(base_version); arches: ${arches[*]}"
 tot_pass=0; tot_fail=0; tot_skip=0; summary=()
 for a in "${arches[@]}"; do
 	arch_vars "$a"
-	out=$BUILD/check/$KARCH
+	out=$BUILD/check/$ANAME
 	rm -rf "$out"; mkdir -p "$out"
 	ta=$(now_s)
 	t=$(now_s)
@@ -35,14 +35,14 @@ for a in "${arches[@]}"; do
 	sed -e 's/#.*//' -e 's/[[:space:]]//g' "$HARNESS/tests/deny.$KARCH" 2>/dev/null | sed '/^$/d' > "$out/deny" || true
 	cat > "$out/job.sh" <<-JOB
 	set -o pipefail
-	out=/work/check/$KARCH
-	cd /work/selftests-$KARCH
+	out=/work/check/$ANAME
+	cd $GUEST_SOUT
 	./test_progs -a @\$out/allow -d @\$out/deny 2>&1 | tee \$out/test_progs.log | sed 's/^/TP: /'
 	echo "test_progs exit status \$?"
 	dmesg > \$out/dmesg.log
 	JOB
 	guest_ok=1
-	"$HARNESS/guest.sh" "$KARCH" "check/$KARCH/job.sh" "$out/console.log" || guest_ok=0
+	"$HARNESS/guest.sh" "$KARCH" "check/$ANAME/job.sh" "$out/console.log" || guest_ok=0
 	tg=$(( $(now_s) - t ))
 
 	res=$(python3 "$HARNESS/results.py" "$KARCH" "$out/test_progs.log" "$out/console.log" "$out/dmesg.log" "$out/allow") || true

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # make kernel ARCH=x86_64|arm64: out-of-tree build of build/linux into
 # build/<arch> from allnoconfig + harness/config fragments, with ccache.
-# CONFIG_VARIANT=name adds harness/config/<name>.config (e.g. kasan).
+# CONFIG_VARIANT=name adds harness/config/<name>.config (e.g. kasan) and
+# builds into build/<arch>-<name> (selftests into build/selftests-<arch>-<name>).
 . "$(dirname "$0")/lib.sh"
 arch_vars "${1:?usage: kernel.sh ARCH}"
 

@@ -45,8 +45,12 @@ arch_vars() {
 		IMAGE=arch/arm64/boot/Image ;;
 	*) die "unknown ARCH '$1' (x86_64 or arm64)" ;;
 	esac
-	KOUT=${HARNESS_KOUT:-$BUILD/$KARCH}
-	SOUT=$BUILD/selftests-$KARCH
+	# CONFIG_VARIANT=name: its own kernel and selftests builds and logs.
+	ANAME=$KARCH${CONFIG_VARIANT:+-$CONFIG_VARIANT}
+	KOUT=${HARNESS_KOUT:-$BUILD/$ANAME}
+	SOUT=$BUILD/selftests-$ANAME
+	# SOUT as the guest sees it (build/ is /work there)
+	GUEST_SOUT=/work/selftests-$ANAME
 }
 
 # need_pkgs PKG...: install the Debian packages that are missing (idempotent).

@@ -16,11 +16,11 @@ tests=${STRESS_TESTS:-tracing_multi_bench_attach tracing_multi_bench_trigger tra
 
 "$HARNESS/kernel.sh" "$KARCH"
 "$HARNESS/selftests.sh" "$KARCH"
-out=$BUILD/stress/$KARCH
+out=$BUILD/stress/$ANAME
 rm -rf "$out"; mkdir -p "$out"
 cat > "$out/job.sh" <<JOB
-out=/work/stress/$KARCH
-cd /work/selftests-$KARCH
+out=/work/stress/$ANAME
+cd $GUEST_SOUT
 ok=0
 for r in \$(seq 1 $rounds); do
 	echo "harness: stress round \$r" > /dev/kmsg
@@ -37,7 +37,7 @@ dmesg > \$out/dmesg.log
 JOB
 # A round takes 3 to 5 minutes under TCG.
 GUEST_TIMEOUT=${GUEST_TIMEOUT:-$((600 + rounds * 300))} \
-	"$HARNESS/guest.sh" "$KARCH" "stress/$KARCH/job.sh" "$out/console.log" || true
+	"$HARNESS/guest.sh" "$KARCH" "stress/$ANAME/job.sh" "$out/console.log" || true
 grep -h '^stress:' "$out/console.log" || true
 splats=$(python3 "$HARNESS/results.py" "$KARCH" /dev/null "$out/console.log" "$out/dmesg.log" /dev/null | tail -n 1 | sed -E 's/.* ([0-9]+) splats.*/\1/')
 grep -q "^stress: $rounds of $rounds rounds passed" "$out/console.log" && [ "$splats" = 0 ] ||
