@@ -5,6 +5,7 @@
 # build/) inside, and write the console to LOG. Fails when the guest does
 # not power off within GUEST_TIMEOUT seconds (default 1500).
 # QEMU_ACCEL=kvm uses KVM (x86_64 on an x86_64 host); default is TCG.
+# TCG_THREAD=single: one host thread for all vCPUs (default: multi-threaded TCG).
 . "$(dirname "$0")/lib.sh"
 arch_vars "${1:?usage: guest.sh ARCH JOB LOG}"
 job=${2:?}; console=${3:?}
@@ -26,7 +27,7 @@ arm64)	need_pkgs qemu-system-arm
 	CON=ttyAMA0 ;;
 esac
 case "${QEMU_ACCEL:-tcg}" in
-tcg) QEMU+=(-accel tcg) ;;
+tcg) QEMU+=(-accel "tcg${TCG_THREAD:+,thread=$TCG_THREAD}") ;;
 kvm) QEMU+=(-accel kvm) ; [ "$KARCH" = x86_64 ] && QEMU[3]=host ;;
 *) die "QEMU_ACCEL is tcg or kvm" ;;
 esac
