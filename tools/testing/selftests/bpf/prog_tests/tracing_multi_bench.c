@@ -14,9 +14,10 @@
 #include <stdarg.h>
 #include <time.h>
 #include "tracing_multi_bench.skel.h"
+#include "tracing_multi_common.h"
 
 /* Progress in the kernel log, which a crash does not lose. */
-static void mark(const char *fmt, ...)
+void tracing_multi_mark(const char *fmt, ...)
 {
 	char buf[256];
 	va_list ap;
@@ -127,8 +128,11 @@ static bool is_dup(char **names, size_t n, const char *name)
 		     (p + 1 < names + n && !strcmp(p[1], name)));
 }
 
-/* Names (sorted, unique, vmlinux) and BTF ids of the functions to attach. */
-static int bench_funcs(char ***pnames, __u32 **pids, size_t *pcnt)
+/* Names (sorted, unique, vmlinux) and BTF ids of every function that
+ * fentry.multi can take: in available_filter_functions, one text symbol of
+ * that name, a BTF prototype a shared image serves, not denied.
+ */
+int tracing_multi_all_funcs(char ***pnames, __u32 **pids, size_t *pcnt)
 {
 	char line[512], name[256], **all = NULL, **names = NULL, **ksyms;
 	size_t n = 0, cap = 0, cnt = 0, i, nksyms;
@@ -199,7 +203,7 @@ static int count_images(void)
 /* Drop from ids[]/names[] the functions the kernel refuses, found by
  * halving the set that fails; print them. Returns the new count.
  */
-static size_t drop_refused(struct bpf_program *prog, __u32 *ids, char **names,
+size_t tracing_multi_drop_refused(struct bpf_program *prog, __u32 *ids, char **names,
 			   size_t lo, size_t hi, bool *refused)
 {
 	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
@@ -209,7 +213,7 @@ static size_t drop_refused(struct bpf_program *prog, __u32 *ids, char **names,
 	opts.ids = ids + lo;
 	opts.cnt = hi - lo;
 	link = bpf_program__attach_tracing_multi(prog, NULL, &opts);
-	mark("bench: attach [%zu, %zu): %ld\n", lo, hi, libbpf_get_error(link));
+	tracing_multi_mark("bench: attach [%zu, %zu): %ld\n", lo, hi, libbpf_get_error(link));
 	if (!libbpf_get_error(link)) {
 		bpf_link__destroy(link);
 		return 0;
@@ -220,8 +224,8 @@ static size_t drop_refused(struct bpf_program *prog, __u32 *ids, char **names,
 		return 1;
 	}
 	mid = lo + (hi - lo) / 2;
-	return drop_refused(prog, ids, names, lo, mid, refused) +
-	       drop_refused(prog, ids, names, mid, hi, refused);
+	return tracing_multi_drop_refused(prog, ids, names, lo, mid, refused) +
+	       tracing_multi_drop_refused(prog, ids, names, mid, hi, refused);
 }
 
 void serial_test_tracing_multi_bench_attach(void)
@@ -236,7 +240,7 @@ void serial_test_tracing_multi_bench_attach(void)
 	size_t cnt = 0;
 	int images, kerr;
 
-	if (bench_funcs(&names, &ids, &cnt))
+	if (tracing_multi_all_funcs(&names, &ids, &cnt))
 		return;
 	skel = tracing_multi_bench__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "open_and_load"))
@@ -245,16 +249,16 @@ void serial_test_tracing_multi_bench_attach(void)
 	/* the kernel's own refusals (none expected): find and drop them */
 	opts.ids = ids;
 	opts.cnt = cnt;
-	mark("bench: attach all %zu\n", cnt);
+	tracing_multi_mark("bench: attach all %zu\n", cnt);
 	link = bpf_program__attach_tracing_multi(skel->progs.bench_fentry, NULL, &opts);
-	mark("bench: attach all: %ld\n", libbpf_get_error(link));
+	tracing_multi_mark("bench: attach all: %ld\n", libbpf_get_error(link));
 	if (libbpf_get_error(link)) {
 		bool *refused = calloc(cnt, sizeof(*refused));
 		size_t i, j;
 
 		if (!ASSERT_OK_PTR(refused, "calloc"))
 			goto out;
-		drop_refused(skel->progs.bench_fentry, ids, names, 0, cnt, refused);
+		tracing_multi_drop_refused(skel->progs.bench_fentry, ids, names, 0, cnt, refused);
 		for (i = 0, j = 0; i < cnt; i++) {
 			if (refused[i])
 				continue;
@@ -267,17 +271,17 @@ void serial_test_tracing_multi_bench_attach(void)
 		bpf_link__destroy(link);
 	}
 	opts.cnt = cnt;
-	mark("bench: timed attach %zu\n", cnt);
+	tracing_multi_mark("bench: timed attach %zu\n", cnt);
 	t0 = now();
 	link = bpf_program__attach_tracing_multi(skel->progs.bench_fentry, NULL, &opts);
 	t1 = now();
 	if (!ASSERT_OK_PTR(link, "fentry.multi attach"))
 		goto out;
 	images = count_images();
-	mark("bench: detach\n");
+	tracing_multi_mark("bench: detach\n");
 	bpf_link__destroy(link);
 	t2 = now();
-	mark("bench: kprobe.multi\n");
+	tracing_multi_mark("bench: kprobe.multi\n");
 
 	kopts.syms = (const char **)names;
 	kopts.cnt = cnt;

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* What the tracing_multi tests share: the bpf_fentry_test1..9 functions. */
+/* What the tracing_multi tests share: the bpf_fentry_test1..9 functions,
+ * and (defined in tracing_multi_bench.c) the list of every function
+ * fentry.multi can take.
+ */
 #ifndef __TRACING_MULTI_COMMON_H
 #define __TRACING_MULTI_COMMON_H
 
@@ -37,5 +40,12 @@ static inline void test_run(struct bpf_program *prog)
 
 	ASSERT_OK(bpf_prog_test_run_opts(bpf_program__fd(prog), &topts), "test_run");
 }
+
+struct bpf_program;
+
+int tracing_multi_all_funcs(char ***pnames, __u32 **pids, size_t *pcnt);
+size_t tracing_multi_drop_refused(struct bpf_program *prog, __u32 *ids, char **names,
+				  size_t lo, size_t hi, bool *refused);
+void tracing_multi_mark(const char *fmt, ...);
 
 #endif

@@ -13,6 +13,18 @@ int bench_fentry(void *ctx)
 	return 0;
 }
 
+/* tracing_multi_attach_all: counts calls of every function, roughly
+ * (not atomic: the test asks only whether calls arrive and stop).
+ */
+__u64 all_hits;
+
+SEC("?fentry.multi")
+int all_fentry(void *ctx)
+{
+	all_hits++;
+	return 0;
+}
+
 SEC("kprobe.multi")
 int bench_kprobe(void *ctx)
 {
