@@ -5,7 +5,15 @@
 # build/) inside, and write the console to LOG. Fails when the guest does
 # not power off within GUEST_TIMEOUT seconds (default 1500).
 # QEMU_ACCEL=kvm uses KVM (x86_64 on an x86_64 host); default is TCG.
-# TCG_THREAD=single: one host thread for all vCPUs (default: multi-threaded TCG).
+# TCG_THREAD=single (default): one host thread runs all vCPUs in turn.
+# TCG_THREAD=multi: a host thread per vCPU (QEMU's default, faster), which
+# in Debian 12's QEMU 7.2 can keep running kernel text another vCPU has
+# rewritten (README, "Emulator"): only for comparison.
+# QEMU_FROM=backports: bookworm-backports' QEMU (10.0), fetched from the
+# Debian archive and unpacked into build/qemu-backports, not installed.
+# Every guest first runs the emulator canary (harness/canary/smc-canary.c,
+# CANARY_ROUNDS rewrites, 0 skips it): a stale execution fails the run,
+# except in TCG_THREAD=multi, where it is reported.
 . "$(dirname "$0")/lib.sh"
 arch_vars "${1:?usage: guest.sh ARCH JOB LOG}"
 job=${2:?}; console=${3:?}
@@ -14,6 +22,9 @@ case "$KARCH" in
 x86_64)	need_pkgs qemu-system-x86 busybox-static
 	busybox=/bin/busybox
 	QEMU=(qemu-system-x86_64 -M pc -cpu max)
+	# One CPU per socket: the guest finds CPUs in SeaBIOS's MP table (the
+	# test kernel has no ACPI), which lists one entry per socket.
+	SMP_TOPO=",sockets=${GUEST_CPUS:-2},cores=1,threads=1"
 	CON=ttyS0 ;;
 arm64)	need_pkgs qemu-system-arm
 	busybox=$BUILD/busybox-arm64/bin/busybox
@@ -24,13 +35,49 @@ arm64)	need_pkgs qemu-system-arm
 	fi
 	# pauth-impdef: QEMU's fast PAC algorithm, same instructions.
 	QEMU=(qemu-system-aarch64 -M virt,gic-version=3 -cpu max,pauth-impdef=on)
+	SMP_TOPO=
 	CON=ttyAMA0 ;;
 esac
+case "${QEMU_FROM:-debian}" in
+debian) ;;
+backports)
+	# The suite is read through its own sources list into build/: the
+	# machine's apt configuration stays as it is.
+	bp=$BUILD/qemu-backports
+	if [ ! -x "$bp/usr/bin/${QEMU[0]}" ]; then
+		log "fetching QEMU from bookworm-backports into ${bp#$REPO/}"
+		rm -rf "$bp"; mkdir -p "$bp/lists/partial" "$bp/debs"
+		echo 'deb http://deb.debian.org/debian bookworm-backports main' > "$bp/sources.list"
+		apto=(-o Dir::Etc::sourcelist="$bp/sources.list" -o Dir::Etc::sourceparts=-
+		      -o Dir::State::Lists="$bp/lists" -o APT::Get::List-Cleanup=0 -q)
+		apt-get "${apto[@]}" update >&2
+		(cd "$bp/debs" && apt-get "${apto[@]}" download qemu-system-x86 qemu-system-arm \
+			qemu-system-data qemu-system-common 2>&1 | grep -v '^W: Download is performed unsandboxed' >&2)
+		for d in "$bp"/debs/*.deb; do dpkg-deb -x "$d" "$bp"; done
+	fi
+	QEMU[0]=$bp/usr/bin/${QEMU[0]}
+	QEMU+=(-L "$bp/usr/share/qemu" -L /usr/share/qemu) ;;
+*) die "QEMU_FROM is debian or backports" ;;
+esac
+qemu_version=$("${QEMU[0]}" --version | sed -n '1s/.*version \([^ ]*\).*/\1/p')
+tcg_thread=${TCG_THREAD:-single}
 case "${QEMU_ACCEL:-tcg}" in
-tcg) QEMU+=(-accel "tcg${TCG_THREAD:+,thread=$TCG_THREAD}") ;;
-kvm) QEMU+=(-accel kvm) ; [ "$KARCH" = x86_64 ] && QEMU[3]=host ;;
+tcg) case "$tcg_thread" in single|multi) ;; *) die "TCG_THREAD is single or multi" ;; esac
+     QEMU+=(-accel "tcg,thread=$tcg_thread"); mode="QEMU $qemu_version, tcg, $tcg_thread-threaded" ;;
+kvm) QEMU+=(-accel kvm) ; [ "$KARCH" = x86_64 ] && QEMU[3]=host; mode="QEMU $qemu_version, kvm" ;;
 *) die "QEMU_ACCEL is tcg or kvm" ;;
 esac
+
+# The canary, a static binary per guest arch (named as uname -m says).
+canary_rounds=${CANARY_ROUNDS:-2000}
+[[ $canary_rounds =~ ^[0-9]+$ ]] || die "CANARY_ROUNDS must be a number"
+canary_src=$HARNESS/canary/smc-canary.c
+canary_bin=$BUILD/canary/smc-canary.$( [ "$KARCH" = arm64 ] && echo aarch64 || echo x86_64)
+if [ "$canary_rounds" -gt 0 ] && { [ ! -x "$canary_bin" ] || [ "$canary_src" -nt "$canary_bin" ]; }; then
+	[ -n "$CROSS" ] && need_pkgs gcc-aarch64-linux-gnu libc6-dev:arm64
+	mkdir -p "$BUILD/canary"
+	"${CROSS}gcc" -O2 -Wall -static -pthread "$canary_src" -o "$canary_bin"
+fi
 
 # initramfs: busybox + init, rebuilt when either changes.
 initrd=$BUILD/initramfs-$KARCH.cpio
@@ -48,12 +95,12 @@ fi
 
 [ -f "$BUILD/$job" ] || die "no job $BUILD/$job"
 timeout_s=${GUEST_TIMEOUT:-1500}
-log "booting $KARCH guest (${QEMU_ACCEL:-tcg}), job $job, timeout ${timeout_s}s"
+log "booting $KARCH guest ($mode), job $job, timeout ${timeout_s}s"
 set +e
-timeout --foreground -k 10 "$timeout_s" "${QEMU[@]}" -smp "${GUEST_CPUS:-2}" -m "${GUEST_MEM:-2G}" \
+timeout --foreground -k 10 "$timeout_s" "${QEMU[@]}" -smp "${GUEST_CPUS:-2}$SMP_TOPO" -m "${GUEST_MEM:-2G}" \
 	-nographic -no-reboot -monitor none -serial stdio \
 	-kernel "$KOUT/$IMAGE" -initrd "$initrd" \
-	-append "console=$CON panic=-1 loglevel=${GUEST_LOGLEVEL:-7} harness.job=$job" \
+	-append "console=$CON panic=-1 loglevel=${GUEST_LOGLEVEL:-7} harness.job=$job harness.canary=$canary_rounds" \
 	-fsdev local,id=hostroot,path=/,security_model=none,readonly=on \
 	-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
 	-fsdev local,id=work,path="$BUILD",security_model=none \
@@ -64,3 +111,23 @@ set -e
 [ $rc -eq 124 ] && die "$KARCH guest timed out after ${timeout_s}s (console: ${console#$REPO/})"
 [ $rc -eq 0 ] || die "$KARCH guest: QEMU exited with $rc (console: ${console#$REPO/})"
 grep -q '^harness: job exit status' "$console" || die "$KARCH guest ended before its job did (console: ${console#$REPO/})"
+
+# The guest must have the CPUs it was given: races need two.
+cpus=$(grep -a -m1 '^harness: .* CPUs online' "$console" | sed -E 's/.* ([0-9]+) CPUs online.*/\1/') || true
+[ "$cpus" = "${GUEST_CPUS:-2}" ] ||
+	die "$KARCH guest has ${cpus:-an unknown number of} CPUs online, not ${GUEST_CPUS:-2} (console: ${console#$REPO/})"
+
+# The canary's verdict on the emulator mode.
+[ "$canary_rounds" -gt 0 ] || exit 0
+cline=$(grep -m1 -a '^smc-canary:' "$console" | tr -d '\r') || true
+log "$KARCH canary ($mode): ${cline#smc-canary: }"
+case "$cline" in
+*" 0 stale executions"*|*"needs 2 CPUs"*) ;;
+*" stale executions"*)
+	if [ "$tcg_thread" = multi ]; then
+		log "warning: $mode ran stale code in the canary: an oops in this run may be the emulator's"
+	else
+		die "$KARCH guest ($mode) ran stale code in the canary: this run's results cannot be trusted (README, Emulator)"
+	fi ;;
+*) die "$KARCH guest printed no canary result (console: ${console#$REPO/})" ;;
+esac

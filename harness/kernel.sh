@@ -46,10 +46,35 @@ stage_done "config-$KARCH" "$t0"
 
 t1=$(now_s)
 log "building $KARCH kernel ($(cat "$BUILD/base-version" 2>/dev/null || base_version)) in ${KOUT#$REPO/}"
-if ! "${KMAKE[@]}" > "$KOUT/build.log" 2>&1; then
+# Progress once a minute: a cold build is 8 to 15 minutes of nothing else.
+# Steps are kbuild's "  CC"/"  LD"/... lines; the last full build's count
+# (kept in .build-steps) says how far along this one is.
+progress() {
+	local start=$1 total steps
+	total=$(cat "$KOUT/.build-steps" 2>/dev/null || echo "$2")
+	while sleep 60; do
+		steps=$(grep -c '^  [A-Z]' "$KOUT/build.log" 2>/dev/null || true)
+		log "building $KARCH kernel: $(( ($(now_s) - start) / 60 )) min, $steps build steps (a full build has about $total; ccache hits are fast)"
+	done
+}
+progress "$t1" 1800 &
+ppid=$!
+exp_patch=
+if [ -n "${EXPERIMENT:-}" ]; then
+	exp_patch=$HARNESS/experiments/$EXPERIMENT.patch
+	log "experiment: applying ${exp_patch#$REPO/} for this build only"
+	patch -d "$TREE" -p1 -F0 -s < "$exp_patch" || die "experiment $EXPERIMENT does not apply"
+fi
+trap 'kill $ppid 2>/dev/null || true; [ -z "$exp_patch" ] || patch -d "$TREE" -p1 -R -s < "$exp_patch"' EXIT
+rc=0
+"${KMAKE[@]}" > "$KOUT/build.log" 2>&1 || rc=$?
+kill $ppid 2>/dev/null || true
+if [ $rc -ne 0 ]; then
 	grep -E -B2 -A8 'error|Error' "$KOUT/build.log" | tail -n 60 >&2
 	die "$KARCH kernel build failed (log: ${KOUT#$REPO/}/build.log)"
 fi
+steps=$(grep -c '^  [A-Z]' "$KOUT/build.log" || true)
+[ "$steps" -gt 1000 ] && echo "$steps" > "$KOUT/.build-steps"
 grep -E ': warning: ' "$KOUT/build.log" >&2 || true
 [ -f "$KOUT/$IMAGE" ] || die "$KARCH kernel build produced no $IMAGE"
 stage_done "kernel-$KARCH" "$t1"

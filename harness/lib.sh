@@ -47,8 +47,15 @@ arch_vars() {
 	esac
 	# CONFIG_VARIANT=name: its own kernel and selftests builds and logs.
 	ANAME=$KARCH${CONFIG_VARIANT:+-$CONFIG_VARIANT}
-	KOUT=${HARNESS_KOUT:-$BUILD/$ANAME}
 	SOUT=$BUILD/selftests-$ANAME
+	# EXPERIMENT=name: harness/experiments/name.patch applied for the
+	# kernel build only, its own kernel build and logs, same selftests.
+	if [ -n "${EXPERIMENT:-}" ]; then
+		[ -f "$HARNESS/experiments/$EXPERIMENT.patch" ] ||
+			die "EXPERIMENT: no harness/experiments/$EXPERIMENT.patch"
+		ANAME=$ANAME-exp-$EXPERIMENT
+	fi
+	KOUT=${HARNESS_KOUT:-$BUILD/$ANAME}
 	# SOUT as the guest sees it (build/ is /work there)
 	GUEST_SOUT=/work/selftests-$ANAME
 }
