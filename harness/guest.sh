@@ -94,11 +94,15 @@ if [ ! -f "$initrd" ] || [ "$HARNESS/guest/init" -nt "$initrd" ] || [ "$busybox"
 fi
 
 [ -f "$BUILD/$job" ] || die "no job $BUILD/$job"
+# The QEMU monitor, for a guest that hangs: for example
+#   python3 -c 'import socket,sys,time; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]);
+#     s.send(b"info registers -a\n"); time.sleep(1); print(s.recv(1<<20).decode())' build/check/arm64/console.monitor
+monitor=${console%.log}.monitor
 timeout_s=${GUEST_TIMEOUT:-1500}
 log "booting $KARCH guest ($mode), job $job, timeout ${timeout_s}s"
 set +e
 timeout --foreground -k 10 "$timeout_s" "${QEMU[@]}" -smp "${GUEST_CPUS:-2}$SMP_TOPO" -m "${GUEST_MEM:-2G}" \
-	-nographic -no-reboot -monitor none -serial stdio \
+	-nographic -no-reboot -monitor "unix:$monitor,server,nowait" -serial stdio \
 	-kernel "$KOUT/$IMAGE" -initrd "$initrd" \
 	-append "console=$CON panic=-1 loglevel=${GUEST_LOGLEVEL:-7} harness.job=$job harness.canary=$canary_rounds" \
 	-fsdev local,id=hostroot,path=/,security_model=none,readonly=on \

@@ -57,7 +57,7 @@ arch_vars() {
 	fi
 	KOUT=${HARNESS_KOUT:-$BUILD/$ANAME}
 	# SOUT as the guest sees it (build/ is /work there)
-	GUEST_SOUT=/work/selftests-$ANAME
+	GUEST_SOUT=/work/${SOUT#$BUILD/}
 }
 
 # need_pkgs PKG...: install the Debian packages that are missing (idempotent).
