@@ -128,6 +128,61 @@ static bool is_dup(char **names, size_t n, const char *name)
 		     (p + 1 < names + n && !strcmp(p[1], name)));
 }
 
+struct func_id {
+	const char *name;
+	__u32 id;
+};
+
+static int cmp_func_id(const void *a, const void *b)
+{
+	const struct func_id *x = a, *y = b;
+	int r = strcmp(x->name, y->name);
+
+	return r ? r : (x->id > y->id) - (x->id < y->id);
+}
+
+/* The BTF_KIND_FUNCs of @btf sorted by name, then id: btf__find_by_name_kind()
+ * walks every type, too slow for ~19,000 lookups in an emulated guest.
+ */
+static struct func_id *btf_funcs_sorted(const struct btf *btf, size_t *pcnt)
+{
+	__u32 id, n = btf__type_cnt(btf);
+	struct func_id *funcs;
+	size_t cnt = 0;
+
+	funcs = calloc(n, sizeof(*funcs));
+	if (!funcs)
+		return NULL;
+	for (id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+
+		if (!btf_is_func(t))
+			continue;
+		funcs[cnt].name = btf__name_by_offset(btf, t->name_off);
+		funcs[cnt++].id = id;
+	}
+	qsort(funcs, cnt, sizeof(*funcs), cmp_func_id);
+	*pcnt = cnt;
+	return funcs;
+}
+
+/* As btf__find_by_name_kind(btf, name, BTF_KIND_FUNC): the lowest id. */
+static int btf_func_id(const struct func_id *funcs, size_t cnt, const char *name)
+{
+	struct func_id key = { .name = name, .id = 0 };
+	size_t lo = 0, hi = cnt;
+
+	while (lo < hi) {	/* first entry not below (name, 0) */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cmp_func_id(&funcs[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < cnt && !strcmp(funcs[lo].name, name) ? (int)funcs[lo].id : -ENOENT;
+}
+
 /* Names (sorted, unique, vmlinux) and BTF ids of every function that
  * fentry.multi can take: in available_filter_functions, one text symbol of
  * that name, a BTF prototype a shared image serves, not denied.
@@ -135,7 +190,8 @@ static bool is_dup(char **names, size_t n, const char *name)
 int tracing_multi_all_funcs(char ***pnames, __u32 **pids, size_t *pcnt)
 {
 	char line[512], name[256], **all = NULL, **names = NULL, **ksyms;
-	size_t n = 0, cap = 0, cnt = 0, i, nksyms;
+	size_t n = 0, cap = 0, cnt = 0, i, nksyms, nfuncs = 0;
+	struct func_id *funcs = NULL;
 	struct btf *btf;
 	__u32 *ids = NULL;
 	FILE *f;
@@ -162,9 +218,12 @@ int tracing_multi_all_funcs(char ***pnames, __u32 **pids, size_t *pcnt)
 	if (!ASSERT_OK_PTR(ksyms, "kallsyms"))
 		return -1;
 	btf = btf__load_vmlinux_btf();
+	if (!ASSERT_OK_PTR(btf, "btf"))
+		return -1;
+	funcs = btf_funcs_sorted(btf, &nfuncs);
 	names = calloc(n, sizeof(*names));
 	ids = calloc(n, sizeof(*ids));
-	if (!ASSERT_OK_PTR(btf, "btf") || !names || !ids)
+	if (!funcs || !names || !ids)
 		return -1;
 	for (i = 0; i < n; i++) {
 		bool dup = (i && !strcmp(all[i], all[i - 1])) ||
@@ -173,12 +232,13 @@ int tracing_multi_all_funcs(char ***pnames, __u32 **pids, size_t *pcnt)
 
 		if (dup || skip_name(all[i]) || is_dup(ksyms, nksyms, all[i]))
 			continue;
-		id = btf__find_by_name_kind(btf, all[i], BTF_KIND_FUNC);
+		id = btf_func_id(funcs, nfuncs, all[i]);
 		if (id <= 0 || !proto_ok(btf, btf__type_by_id(btf, btf__type_by_id(btf, id)->type)))
 			continue;
 		names[cnt] = all[i];
 		ids[cnt++] = id;
 	}
+	free(funcs);
 	btf__free(btf);
 	*pnames = names;
 	*pids = ids;
@@ -204,7 +264,7 @@ static int count_images(void)
  * halving the set that fails; print them. Returns the new count.
  */
 size_t tracing_multi_drop_refused(struct bpf_program *prog, __u32 *ids, char **names,
-			   size_t lo, size_t hi, bool *refused)
+				  size_t lo, size_t hi, bool *refused)
 {
 	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
 	struct bpf_link *link;
