@@ -164,7 +164,7 @@ static void *runner(void *arg)
 	unsigned int g;
 
 	if (pin(1))
-		perror("smc-canary: pin runner to CPU 1");
+		perror("smc-canary: pinning the reading thread to CPU 1");
 	for (g = 1; g <= rounds; g++) {
 		wait_change(&gen, g - 1, 1);
 		sync_core();
@@ -201,7 +201,7 @@ int main(int argc, char **argv)
 	write_branch(OFF_A);			/* generation 0: stub A */
 	__builtin___clear_cache((char *)code, (char *)code + 4096);
 	if (pin(0))
-		perror("smc-canary: pin writer to CPU 0");
+		perror("smc-canary: pinning the writing thread to CPU 0");
 	if (pthread_create(&thr, NULL, runner, NULL)) {
 		printf("smc-canary: pthread_create failed\n");
 		return 2;
