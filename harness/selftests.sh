@@ -79,9 +79,17 @@ for e in "$SRC"/* "$SRC"/.gitignore; do
 	case "$n" in prog_tests|progs|bpf_testmod|bpf_test_*) continue ;; esac
 	[ "$(readlink "$SHADOW/$n" 2>/dev/null)" = "../bpf/$n" ] || ln -sfn "../bpf/$n" "$SHADOW/$n"
 done
-# bpf_testmod is built in its source directory: give each arch its own copy.
-rsync -a --delete --include='*/' --include='*.[ch]' --include=Makefile --exclude='*' \
-	"$SRC/bpf_testmod/" "$SHADOW/bpf_testmod/"
+# Modules are built in their source directory: give each arch its own copy.
+# bpf_test_livepatch.ko (a live patch of a bpf_testmod function) needs
+# CONFIG_LIVEPATCH, which 6.12 has on x86-64 only.
+MODS=(bpf_testmod)
+grep -qx CONFIG_LIVEPATCH=y "$KOUT/.config" && MODS+=(bpf_test_livepatch)
+KOS=()
+for m in "${MODS[@]}"; do
+	KOS+=("$SOUT/$m.ko")
+	rsync -a --delete --include='*/' --include='*.[ch]' --include=Makefile --exclude='*' \
+		"$SRC/$m/" "$SHADOW/$m/"
+done
 sync_links() {	# DIR NAMES...: DIR holds links to bpf/DIR/{NAMES,*.h} and nothing else
 	local dir=$1; shift
 	local want f
@@ -104,11 +112,11 @@ export PATH=/usr/lib/llvm-19/bin:$PATH
 SMAKE=(make -C "$SHADOW" -f Makefile -f "$HARNESS/selftests.mk" -j"$NPROC" OUTPUT="$SOUT" VMLINUX_BTF="$KOUT/vmlinux"
        KDIR="$KOUT" GENDIR="$KOUT/include/generated"
        LSKELS="$LSKELS" LSKELS_EXTRA="$LSKELS_EXTRA" LINKED_SKELS="$LINKED_SKELS"
-       TRUNNER_EXTRA_FILES="$SOUT/bpf_testmod.ko" feature-llvm=0)
+       TRUNNER_EXTRA_FILES="${KOS[*]}" feature-llvm=0)
 [ -n "$CROSS" ] && SMAKE+=(ARCH="$KARCH" CROSS_COMPILE="$CROSS")
 mkdir -p "$SOUT"
 log "building selftests for $KARCH: ${#TESTS[@]} prog_tests, $(wc -w <<<"$PROGS") BPF objects"
-if ! "${SMAKE[@]}" "$SOUT/test_progs" "$SOUT/bpf_testmod.ko" > "$SOUT/build.log" 2>&1; then
+if ! "${SMAKE[@]}" "$SOUT/test_progs" "${KOS[@]}" > "$SOUT/build.log" 2>&1; then
 	grep -E -B3 -A10 'error|Error' "$SOUT/build.log" | tail -n 80 >&2
 	die "selftests build for $KARCH failed (log: ${SOUT#$REPO/}/build.log)"
 fi

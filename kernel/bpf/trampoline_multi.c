@@ -18,17 +18,31 @@
  * switches all functions in one ftrace_direct_replace() call. Either all of
  * it happens or, on error, none.
  *
- * Locking: tramp_multi_mutex serializes link operations and guards every
- * bpf_tramp_shared and the multi fields of struct bpf_trampoline; tr->mutex
- * is taken around changes of a trampoline's multi fields, so that ordinary
- * attach (which takes only tr->mutex) sees them consistently. Order:
- * tramp_multi_mutex -> tr->mutex -> direct_mutex -> ftrace_lock.
+ * Live patches and other IPMODIFY ftrace users: ftrace lets a direct
+ * trampoline share a function with one only if the trampoline calls the
+ * function through the return address it was called with, which the
+ * IPMODIFY user may have changed (BPF_TRAMP_F_ORIG_STACK), and only one
+ * direct ops at a time: such a function cannot move between ops. So a
+ * function with an IPMODIFY user (BPF_TRAMP_F_SHARE_IPMODIFY in tr->flags)
+ * never goes to a shared image, whose IP would be the patched function's:
+ * it gets its own image with ORIG_STACK, changed in place by
+ * modify_ftrace_direct() while it keeps one. The flag comes from ftrace:
+ * asked at planning for a function not routed yet, told by the ops_func
+ * callbacks when an IPMODIFY user comes (PEER, SELF) or goes.
+ *
+ * Locking: tramp_multi_mutex serializes link operations and every attach
+ * of an ordinary program, and guards every bpf_tramp_shared and the multi
+ * fields of struct bpf_trampoline; tr->mutex is taken around changes of a
+ * trampoline's multi links. Order: tramp_multi_mutex -> tr->mutex ->
+ * direct_mutex -> ftrace_lock. ftrace calls the ops_func callbacks with
+ * direct_mutex held: they only trylock the other two.
  */
 #include <linux/bpf.h>
 #include <linux/bpf_verifier.h>
 #include <linux/btf.h>
 #include <linux/bsearch.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/filter.h>
 #include <linux/ftrace.h>
 #include <linux/kallsyms.h>
@@ -81,9 +95,45 @@ struct bpf_tramp_shared {
 	u64 id;
 };
 
+/* How one function changes in a reroute. */
+struct multi_plan {
+	struct bpf_trampoline *tr;
+	struct bpf_tramp_shared *next;	/* the shared image it goes to, or */
+	struct bpf_tramp_image *own_im;	/* its own image (ordinary programs) */
+	struct ftrace_ops *own_ops;	/* and the ops calling that, or */
+	bool own_modify;		/* tr->fops, pointed at own_im in place */
+	bool own_live;			/* tr->fops points at own_im */
+	bool own_published;		/* it did at some point */
+	u32 own_flags;
+};
+
 static DEFINE_MUTEX(tramp_multi_mutex);
 static LIST_HEAD(tramp_shared_list);
 static u64 tramp_shared_id;
+
+/* The reroute in flight, for the SELF callback of a shared image's ops. */
+static struct multi_plan *inflight_plans;
+static u32 inflight_nr;
+/*
+ * A detach in progress: the images it builds replace what the attach took,
+ * and are charged past bpf_jit_limit (the closing task may lack CAP_BPF).
+ */
+static bool detaching;
+
+/* Functions found shared with an IPMODIFY user by SHARE_IPMODIFY_SELF. */
+static unsigned long self_flagged;
+
+/*
+ * Debug switch, <debugfs>/bpf_multi_no_shared_call_orig: take an IBT host's
+ * decisions on any host, so that tests under emulators without IBT run
+ * them: functions whose multi links call the original get their own image.
+ */
+static bool no_shared_call_orig;
+
+static bool shared_call_orig(void)
+{
+	return bpf_jit_supports_shared_call_orig() && !READ_ONCE(no_shared_call_orig);
+}
 
 static enum bpf_tramp_prog_type multi_kind(enum bpf_attach_type type)
 {
@@ -95,6 +145,17 @@ static enum bpf_tramp_prog_type multi_kind(enum bpf_attach_type type)
 	default:
 		return BPF_TRAMP_FENTRY;
 	}
+}
+
+/* A function's ftrace location, where ftrace_ops and live patches find it. */
+static unsigned long tr_ftrace_ip(const struct bpf_trampoline *tr)
+{
+	return ftrace_location((unsigned long)tr->func.addr);
+}
+
+static bool tr_ipmodify(const struct bpf_trampoline *tr)
+{
+	return tr->flags & BPF_TRAMP_F_SHARE_IPMODIFY;
 }
 
 /* Distance from a function's start to the return address of its patched call. */
@@ -199,7 +260,8 @@ shared_create(u8 nr_args, u8 ret_off, struct bpf_tracing_multi_link **links, u32
 		flags |= BPF_TRAMP_F_RESTORE_REGS;
 
 	s->id = ++tramp_shared_id;
-	s->im = bpf_tramp_image_build(&m, func_addr, s->id | (1ULL << 63), tlinks, flags);
+	s->im = bpf_tramp_image_build(&m, func_addr, s->id | (1ULL << 63), tlinks, flags,
+				      detaching);
 	if (IS_ERR(s->im)) {
 		err = PTR_ERR(s->im);
 		goto out_free;
@@ -217,12 +279,99 @@ out_free:
 	return ERR_PTR(err);
 }
 
-/* A shared image calls the original function through its return address:
- * it works with live patches (IPMODIFY) as it is.
+/**
+ * bpf_tramp_multi_share_self - SHARE_IPMODIFY_SELF for a multi-managed function
+ * @tr: the function, which an ops trampoline_multi.c registers finds shared
+ *      with an IPMODIFY user
+ *
+ * Return: 0 if @tr's image was built for that (ORIG_STACK); else -EAGAIN,
+ * and @tr is flagged, so that the reroute is planned again.
  */
-static int shared_ops_func(struct ftrace_ops *ops, enum ftrace_ops_cmd cmd)
+int bpf_tramp_multi_share_self(struct bpf_trampoline *tr)
 {
-	return 0;
+	lockdep_assert_held(&tramp_multi_mutex);
+	if (tr_ipmodify(tr))
+		return 0;
+	tr->flags |= BPF_TRAMP_F_SHARE_IPMODIFY;
+	self_flagged++;
+	return -EAGAIN;
+}
+
+/* Is a reroute changing ftrace_ops (and so answering their callbacks)? */
+bool bpf_tramp_multi_rerouting(void)
+{
+	lockdep_assert_held(&tramp_multi_mutex);
+	return inflight_plans;
+}
+
+bool bpf_tramp_multi_trylock(void)
+{
+	return mutex_trylock(&tramp_multi_mutex);
+}
+
+static struct bpf_trampoline *inflight_find(unsigned long ip)
+{
+	u32 i;
+
+	for (i = 0; i < inflight_nr; i++)
+		if (tr_ftrace_ip(inflight_plans[i].tr) == ip)
+			return inflight_plans[i].tr;
+	return NULL;
+}
+
+static struct bpf_trampoline *shared_find_func(struct bpf_tramp_shared *s, unsigned long ip)
+{
+	struct bpf_trampoline *tr;
+
+	list_for_each_entry(tr, &s->funcs, shared_node)
+		if (tr_ftrace_ip(tr) == ip)
+			return tr;
+	return NULL;
+}
+
+/*
+ * ops_func of a shared image's ops. Its IP comes from the return address,
+ * which an IPMODIFY user changes: a function that gets one leaves for an
+ * image of its own (PEER, before the user is registered), and one that has
+ * one is not taken (SELF: plan again, see bpf_tramp_multi_share_self()).
+ */
+static int shared_ops_func(struct ftrace_ops *ops, unsigned long ip, enum ftrace_ops_cmd cmd)
+{
+	struct bpf_trampoline *tr;
+	int err;
+
+	switch (cmd) {
+	case FTRACE_OPS_CMD_ENABLE_SHARE_IPMODIFY_SELF:
+		/* registered by multi_reroute(), which holds the mutex */
+		tr = inflight_find(ip);
+		return tr ? bpf_tramp_multi_share_self(tr) : -EBUSY;
+	case FTRACE_OPS_CMD_ENABLE_SHARE_IPMODIFY_PEER:
+		/* direct_mutex held: see bpf_tramp_ftrace_ops_func() */
+		if (!mutex_trylock(&tramp_multi_mutex)) {
+			usleep_range(1000, 2000);
+			return -EAGAIN;
+		}
+		err = -ENOENT;
+		tr = shared_find_func(ops->private, ip);
+		if (tr && !mutex_trylock(&tr->mutex)) {
+			err = -EAGAIN;
+			tr = NULL;
+		}
+		if (tr) {
+			tr->flags |= BPF_TRAMP_F_SHARE_IPMODIFY;
+			err = bpf_tramp_multi_update(tr, false);
+			if (err)
+				tr->flags &= ~BPF_TRAMP_F_SHARE_IPMODIFY;
+			mutex_unlock(&tr->mutex);
+		}
+		mutex_unlock(&tramp_multi_mutex);
+		if (err == -EAGAIN)
+			usleep_range(1000, 2000);
+		return err;
+	default:
+		/* a function with an IPMODIFY user is never here */
+		return 0;
+	}
 }
 
 static void free_ops(struct ftrace_ops *ops)
@@ -233,15 +382,6 @@ static void free_ops(struct ftrace_ops *ops)
 	ftrace_free_filter(ops);
 	kfree(ops);
 }
-
-/* How one function changes in a reroute. */
-struct multi_plan {
-	struct bpf_trampoline *tr;
-	struct bpf_tramp_shared *next;	/* the shared image it goes to, or */
-	struct bpf_tramp_image *own_im;	/* its own image (ordinary programs) */
-	struct ftrace_ops *own_ops;	/* and the ops calling that */
-	u32 own_flags;
-};
 
 static int cmp_addr_plan(const void *key, const void *elt)
 {
@@ -298,28 +438,39 @@ static int plan_own(struct multi_plan *p)
 	tlinks = bpf_trampoline_get_progs(tr, &total);
 	if (IS_ERR(tlinks))
 		return PTR_ERR(tlinks);
-	flags = BPF_TRAMP_F_IP_ARG | (tr->flags & BPF_TRAMP_F_TAIL_CALL_CTX);
-	if (tlinks[BPF_TRAMP_FEXIT].nr_links || tlinks[BPF_TRAMP_MODIFY_RETURN].nr_links)
+	flags = BPF_TRAMP_F_IP_ARG |
+		(tr->flags & (BPF_TRAMP_F_TAIL_CALL_CTX | BPF_TRAMP_F_SHARE_IPMODIFY));
+	if (tlinks[BPF_TRAMP_FEXIT].nr_links || tlinks[BPF_TRAMP_MODIFY_RETURN].nr_links) {
 		flags |= BPF_TRAMP_F_CALL_ORIG | BPF_TRAMP_F_SKIP_FRAME;
-	else
+		/* call what the IPMODIFY user made of the function */
+		if (tr_ipmodify(tr))
+			flags |= BPF_TRAMP_F_ORIG_STACK;
+	} else {
 		flags |= BPF_TRAMP_F_RESTORE_REGS;
-	im = bpf_tramp_image_build(&tr->func.model, tr->func.addr, tr->key, tlinks, flags);
+	}
+	im = bpf_tramp_image_build(&tr->func.model, tr->func.addr, tr->key, tlinks, flags,
+				   detaching);
 	kfree(tlinks);
 	if (IS_ERR(im))
 		return PTR_ERR(im);
+	p->own_flags = flags;
+	if (tr_ipmodify(tr) && tr->cur_image) {
+		/* it cannot move to a new ops: point tr->fops at the image */
+		p->own_im = im;
+		p->own_modify = true;
+		return 0;
+	}
 	ops = kzalloc(sizeof(*ops), GFP_KERNEL);
 	err = -ENOMEM;
 	if (!ops)
 		goto out_im;
-	ops->private = tr;
-	ops->ops_func = shared_ops_func;
+	bpf_tramp_ftrace_ops_init(ops, tr);
 	ops->direct_call = (unsigned long)im->image;
 	err = ftrace_set_filter_ip(ops, (unsigned long)tr->func.addr, 0, 1);
 	if (err)
 		goto out_ops;
 	p->own_im = im;
 	p->own_ops = ops;
-	p->own_flags = flags;
 	return 0;
 out_ops:
 	free_ops(ops);
@@ -337,9 +488,16 @@ static int plan_one(struct multi_plan *p)
 	u8 nr_args = tr->func.model.nr_args, ret_off;
 	u32 n;
 
+	/* a function not routed yet: does a live patch have it? */
+	if (!tr->shared && !tr->cur_image) {
+		if (ftrace_location_ipmodify(tr_ftrace_ip(tr)))
+			tr->flags |= BPF_TRAMP_F_SHARE_IPMODIFY;
+		else
+			tr->flags &= ~BPF_TRAMP_F_SHARE_IPMODIFY;
+	}
 	n = tr_links(tr, links);
-	if (tr_ordinary_cnt(tr) ||
-	    (links_call_orig(links, n) && !bpf_jit_supports_shared_call_orig()))
+	if (tr_ordinary_cnt(tr) || (n && tr_ipmodify(tr)) ||
+	    (links_call_orig(links, n) && !shared_call_orig()))
 		return plan_own(p);
 	if (!n)
 		return 0;
@@ -443,10 +601,37 @@ static void plan_commit(struct multi_plan *p)
 		free_ops(tr->fops);
 		tr->fops = p->own_ops;
 		tr->func.ftrace_managed = true;
+	}
+	if (p->own_ops || p->own_modify) {
 		tr->flags = p->own_flags;
 		if (tr->multi_cnt)
 			list_add_tail(&tr->shared_node, &tramp_own_list);
 	}
+}
+
+/* Point tr->fops of each own_modify plan at its new image (@undo: back). */
+static int plans_modify(struct multi_plan *plans, u32 nr, bool undo, bool lock_direct_mutex)
+{
+	u32 i;
+	int err;
+
+	for (i = 0; i < nr; i++) {
+		struct multi_plan *p = &plans[i];
+		void *addr;
+
+		if (!p->own_modify || p->own_live != undo)
+			continue;
+		addr = undo ? p->tr->cur_image->image : p->own_im->image;
+		if (lock_direct_mutex)
+			err = modify_ftrace_direct(p->tr->fops, (unsigned long)addr);
+		else
+			err = modify_ftrace_direct_nolock(p->tr->fops, (unsigned long)addr);
+		if (err)
+			return err;
+		p->own_live = !undo;
+		p->own_published = true;
+	}
+	return 0;
 }
 
 /*
@@ -454,7 +639,7 @@ static void plan_commit(struct multi_plan *p)
  * multi links say: its own image, a shared one, or nowhere. One
  * ftrace_direct_replace() switches them all, or on error none.
  */
-static int multi_reroute(struct multi_plan *plans, u32 nr)
+static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mutex)
 {
 	struct ftrace_ops **add = NULL, **del = NULL;
 	struct bpf_tramp_shared *s, *tmp;
@@ -462,8 +647,10 @@ static int multi_reroute(struct multi_plan *plans, u32 nr)
 	int err = 0;
 
 	lockdep_assert_held(&tramp_multi_mutex);
-	for (i = 0; i < nr && !err; i++)
+	for (i = 0; i < nr && !err; i++) {
 		err = plan_one(&plans[i]);
+		cond_resched();
+	}
 	if (err)
 		goto out_plan;
 
@@ -488,7 +675,7 @@ static int multi_reroute(struct multi_plan *plans, u32 nr)
 
 		if (p->own_ops)
 			add[nadd++] = p->own_ops;
-		if (p->tr->cur_image)
+		if (p->tr->cur_image && !p->own_modify)
 			del[ndel++] = p->tr->fops;
 	}
 	list_for_each_entry(s, &tramp_shared_list, list) {
@@ -503,13 +690,24 @@ static int multi_reroute(struct multi_plan *plans, u32 nr)
 			del[ndel++] = s->ops;
 	}
 
-	err = ftrace_direct_replace(add, nadd, del, ndel);
+	/* ftrace may ask SHARE_IPMODIFY_SELF of these functions from here */
+	inflight_plans = plans;
+	inflight_nr = nr;
+	err = plans_modify(plans, nr, false, lock_direct_mutex);
+	if (!err && lock_direct_mutex)
+		err = ftrace_direct_replace(add, nadd, del, ndel);
+	else if (!err)
+		err = ftrace_direct_replace_nolock(add, nadd, del, ndel);
 	if (err)
-		goto out_plan;
+		goto out_modify;
+	inflight_plans = NULL;
+	inflight_nr = 0;
 
 	/* Done: record the new routes, free what is no longer used. */
-	for (i = 0; i < nr; i++)
+	for (i = 0; i < nr; i++) {
 		plan_commit(&plans[i]);
+		cond_resched();
+	}
 	list_for_each_entry_safe(s, tmp, &tramp_shared_list, list) {
 		if (!s->touched)
 			continue;
@@ -524,15 +722,26 @@ static int multi_reroute(struct multi_plan *plans, u32 nr)
 	}
 	goto out;
 
+out_modify:
+	/* modify_ftrace_direct() back to images that are still there */
+	WARN_ON_ONCE(plans_modify(plans, nr, true, lock_direct_mutex));
+	inflight_plans = NULL;
+	inflight_nr = 0;
 out_plan:
 	for (i = 0; i < nr; i++) {
 		struct multi_plan *p = &plans[i];
 
 		free_ops(p->own_ops);
-		if (p->own_im)
+		/* an image a CPU may have entered goes the RCU-tasks way */
+		if (p->own_im && p->own_published)
+			bpf_tramp_image_put(p->own_im);
+		else if (p->own_im)
 			bpf_tramp_image_free(p->own_im);
 		p->own_ops = NULL;
 		p->own_im = NULL;
+		p->own_modify = false;
+		p->own_live = false;
+		p->own_published = false;
 		p->next = NULL;
 	}
 	list_for_each_entry_safe(s, tmp, &tramp_shared_list, list) {
@@ -549,6 +758,23 @@ out:
 	return err;
 }
 
+/*
+ * __multi_reroute(), planned again while ftrace finds another function
+ * with an IPMODIFY user (a live patch that came since it was planned).
+ */
+static int multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mutex)
+{
+	unsigned long flagged;
+	int err;
+
+	/* each round flags one more function: it ends */
+	do {
+		flagged = self_flagged;
+		err = __multi_reroute(plans, nr, lock_direct_mutex);
+	} while (err == -EAGAIN && self_flagged != flagged);
+	return err;
+}
+
 static int multi_link_reroute(struct bpf_tracing_multi_link *link)
 {
 	struct multi_plan *plans;
@@ -560,7 +786,7 @@ static int multi_link_reroute(struct bpf_tracing_multi_link *link)
 		return -ENOMEM;
 	for (i = 0; i < link->cnt; i++)
 		plans[i].tr = link->funcs[i].tr;
-	err = multi_reroute(plans, link->cnt);
+	err = multi_reroute(plans, link->cnt, true);
 	kvfree(plans);
 	return err;
 }
@@ -568,14 +794,15 @@ static int multi_link_reroute(struct bpf_tracing_multi_link *link)
 /**
  * bpf_tramp_multi_update - bpf_trampoline_update() of a function with multi links
  * @tr: the function's trampoline; tramp_multi_mutex and tr->mutex held
+ * @lock_direct_mutex: false when called with direct_mutex held (ops_func)
  *
  * Return: 0 or a negative errno; on error the function's route is unchanged.
  */
-int bpf_tramp_multi_update(struct bpf_trampoline *tr)
+int bpf_tramp_multi_update(struct bpf_trampoline *tr, bool lock_direct_mutex)
 {
 	struct multi_plan plan = { .tr = tr };
 
-	return multi_reroute(&plan, 1);
+	return multi_reroute(&plan, 1, lock_direct_mutex);
 }
 
 void bpf_tramp_multi_lock(void)
@@ -613,6 +840,7 @@ static int multi_link_set(struct bpf_tracing_multi_link *link, bool add, u32 cnt
 		mutex_unlock(&tr->mutex);
 		if (err)
 			break;
+		cond_resched();
 	}
 	if (err) {
 		for (j = i - 1; j >= 0; j--) {
@@ -637,6 +865,7 @@ static void multi_link_put_trampolines(struct bpf_tracing_multi_link *link)
 	for (i = 0; i < link->cnt; i++) {
 		bpf_trampoline_put(link->funcs[i].tr);
 		link->funcs[i].tr = NULL;
+		cond_resched();
 	}
 }
 
@@ -647,8 +876,10 @@ static void bpf_tracing_multi_link_release(struct bpf_link *l)
 
 	mutex_lock(&tramp_multi_mutex);
 	multi_link_set(link, false, link->cnt);
+	detaching = true;
 	/* Like bpf_trampoline_unlink_prog(), this is not expected to fail. */
 	WARN_ON_ONCE(multi_link_reroute(link));
+	detaching = false;
 	mutex_unlock(&tramp_multi_mutex);
 	multi_link_put_trampolines(link);
 }
@@ -747,6 +978,30 @@ static bool name_is_ambiguous(const char *name)
 	return n > 1;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* -EINVAL if @ids has an id twice: before resolving any of them. */
+static int ids_check_unique(const u32 *ids, u32 cnt)
+{
+	u32 *sorted, i;
+	int err = 0;
+
+	sorted = kvmemdup(ids, cnt * sizeof(*ids), GFP_KERNEL | __GFP_ACCOUNT);
+	if (!sorted)
+		return -ENOMEM;
+	sort(sorted, cnt, sizeof(*sorted), cmp_u32, NULL);
+	for (i = 1; i < cnt && !err; i++)
+		if (sorted[i] == sorted[i - 1])
+			err = -EINVAL;
+	kvfree(sorted);
+	return err;
+}
+
 /* Resolve and check ids[], take each function's trampoline. */
 static int multi_link_resolve(struct bpf_tracing_multi_link *link, struct bpf_prog *prog,
 			      u32 *ids, u64 *cookies)
@@ -776,6 +1031,7 @@ static int multi_link_resolve(struct bpf_tracing_multi_link *link, struct bpf_pr
 					   &tgt_info);
 		if (!f->tr)
 			return -ENOMEM;
+		cond_resched();
 	}
 	sort(link->funcs, link->cnt, sizeof(*link->funcs), cmp_func_addr, NULL);
 	for (i = 1; i < link->cnt; i++)
@@ -811,6 +1067,11 @@ int bpf_tracing_multi_link_attach(const union bpf_attr *attr, struct bpf_prog *p
 		return -EOPNOTSUPP;
 	if (attr->link_create.flags || !cnt || !uids)
 		return -EINVAL;
+	/* the tail padding after cnt, for a field to come */
+	if (memchr_inv(&attr->link_create.tracing_multi.cnt + 1, 0,
+		       sizeof(attr->link_create.tracing_multi) -
+		       offsetofend(typeof(attr->link_create.tracing_multi), cnt)))
+		return -EINVAL;
 	if (cnt > BPF_TRACING_MULTI_MAX_CNT)
 		return -E2BIG;
 
@@ -830,13 +1091,13 @@ int bpf_tracing_multi_link_attach(const union bpf_attr *attr, struct bpf_prog *p
 	}
 
 	err = -ENOMEM;
-	link = kzalloc(sizeof(*link), GFP_KERNEL);
-	ids = kvmalloc_array(cnt, sizeof(*ids), GFP_KERNEL);
+	link = kzalloc(sizeof(*link), GFP_KERNEL | __GFP_ACCOUNT);
+	ids = kvmalloc_array(cnt, sizeof(*ids), GFP_KERNEL | __GFP_ACCOUNT);
 	if (ucookies)
-		cookies = kvmalloc_array(cnt, sizeof(*cookies), GFP_KERNEL);
+		cookies = kvmalloc_array(cnt, sizeof(*cookies), GFP_KERNEL | __GFP_ACCOUNT);
 	if (!link || !ids || (ucookies && !cookies))
 		goto out_btf;
-	link->funcs = kvcalloc(cnt, sizeof(*link->funcs), GFP_KERNEL);
+	link->funcs = kvcalloc(cnt, sizeof(*link->funcs), GFP_KERNEL | __GFP_ACCOUNT);
 	if (!link->funcs)
 		goto out_btf;
 	link->btf = btf;
@@ -845,6 +1106,9 @@ int bpf_tracing_multi_link_attach(const union bpf_attr *attr, struct bpf_prog *p
 	err = -EFAULT;
 	if (copy_from_user(ids, uids, cnt * sizeof(*ids)) ||
 	    (cookies && copy_from_user(cookies, ucookies, cnt * sizeof(*cookies))))
+		goto out_btf;
+	err = ids_check_unique(ids, cnt);
+	if (err)
 		goto out_btf;
 	if (btf_is_module(btf)) {
 		link->mod = btf_try_get_module(btf);
@@ -962,6 +1226,7 @@ DEFINE_SHOW_ATTRIBUTE(multi_tramps);
 static int __init tramp_multi_debugfs_init(void)
 {
 	debugfs_create_file("bpf_multi_trampolines", 0400, NULL, NULL, &multi_tramps_fops);
+	debugfs_create_bool("bpf_multi_no_shared_call_orig", 0600, NULL, &no_shared_call_orig);
 	return 0;
 }
 late_initcall(tramp_multi_debugfs_init);

@@ -1,0 +1,591 @@
+// SPDX-License-Identifier: GPL-2.0
+/* fentry.multi and co. against what could break them: tail calls between
+ * multi programs that read different argument slots, extension programs,
+ * live patches.
+ */
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include "tracing_multi_common.h"
+#include "tracing_multi_hardening.skel.h"
+#include "tracing_multi_freplace.skel.h"
+#include "tracing_multi_livepatch.skel.h"
+#include "testing_helpers.h"
+#include "trace_helpers.h"
+
+static int prog_array_set(struct tracing_multi_hardening *skel, struct bpf_program *prog)
+{
+	__u32 key = 0;
+	int fd = bpf_program__fd(prog);
+
+	return bpf_map_update_elem(bpf_map__fd(skel->maps.jmp_table), &key, &fd, BPF_ANY);
+}
+
+/*
+ * A caller that reads no argument, attached to bpf_fentry_test1 (one
+ * argument), must not reach a program that reads slot 5 by a tail call:
+ * the prog array takes programs that read at most what its first program
+ * reads, and callers that read at least that.
+ */
+static void test_tail_call_caller_first(void)
+{
+	struct tracing_multi_hardening *skel;
+	struct bpf_link *link;
+
+	skel = tracing_multi_hardening__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+		return;
+	/* tc_caller (reads nothing) made the array its own at load */
+	ASSERT_ERR(prog_array_set(skel, skel->progs.tc_reader5), "reader5 refused");
+	ASSERT_ERR(prog_array_set(skel, skel->progs.tc_reader0), "reader0 refused");
+	ASSERT_OK(prog_array_set(skel, skel->progs.tc_reader_kfunc), "kfunc reader taken");
+
+	link = bpf_program__attach_tracing_multi(skel->progs.tc_caller, "bpf_fentry_test1", NULL);
+	if (!ASSERT_OK_PTR(link, "attach caller"))
+		goto out;
+	test_run(skel->progs.tc_caller);
+	ASSERT_EQ(skel->bss->caller_runs, 1, "caller_runs");
+	ASSERT_EQ(skel->bss->reader_runs, 1, "reader_runs");
+	/* the attached array cannot take the reader either */
+	ASSERT_ERR(prog_array_set(skel, skel->progs.tc_reader5), "reader5 refused attached");
+	test_run(skel->progs.tc_caller);
+	ASSERT_EQ(skel->bss->reader_runs, 2, "reader_runs");
+	ASSERT_EQ(skel->bss->reader_slot5, 0, "slot 5 never read");
+	bpf_link__destroy(link);
+out:
+	tracing_multi_hardening__destroy(skel);
+}
+
+/* The array filled with the slot-5 reader first: a caller that reads less
+ * does not load.
+ */
+static void test_tail_call_callee_first(void)
+{
+	struct tracing_multi_hardening *first = NULL, *skel = NULL;
+
+	first = tracing_multi_hardening__open();
+	if (!ASSERT_OK_PTR(first, "open first"))
+		return;
+	/* only the readers: the callers would make the array theirs */
+	bpf_program__set_autoload(first->progs.tc_caller, false);
+	bpf_program__set_autoload(first->progs.tc_caller_reads0, false);
+	if (!ASSERT_OK(tracing_multi_hardening__load(first), "load first"))
+		goto out;
+	if (!ASSERT_OK(prog_array_set(first, first->progs.tc_reader5), "reader5 first"))
+		goto out;
+
+	skel = tracing_multi_hardening__open();
+	if (!ASSERT_OK_PTR(skel, "open"))
+		goto out;
+	if (!ASSERT_OK(bpf_map__reuse_fd(skel->maps.jmp_table,
+					 bpf_map__fd(first->maps.jmp_table)), "reuse_fd"))
+		goto out;
+	bpf_program__set_autoload(skel->progs.tc_caller_reads0, false);
+	ASSERT_ERR(tracing_multi_hardening__load(skel), "caller reading less refused");
+out:
+	tracing_multi_hardening__destroy(skel);
+	tracing_multi_hardening__destroy(first);
+}
+
+/* Programs reading the same slots share an array, and the call works. */
+static void test_tail_call_same_reads(void)
+{
+	struct tracing_multi_hardening *skel;
+	struct bpf_link *link;
+
+	skel = tracing_multi_hardening__open();
+	if (!ASSERT_OK_PTR(skel, "open"))
+		return;
+	bpf_program__set_autoload(skel->progs.tc_caller, false);
+	if (!ASSERT_OK(tracing_multi_hardening__load(skel), "load"))
+		goto out;
+	ASSERT_ERR(prog_array_set(skel, skel->progs.tc_reader5), "reader5 refused");
+	if (!ASSERT_OK(prog_array_set(skel, skel->progs.tc_reader0), "reader0 taken"))
+		goto out;
+	link = bpf_program__attach_tracing_multi(skel->progs.tc_caller_reads0,
+						 "bpf_fentry_test1", NULL);
+	if (!ASSERT_OK_PTR(link, "attach caller"))
+		goto out;
+	test_run(skel->progs.tc_caller_reads0);
+	ASSERT_EQ(skel->bss->caller_runs, 1, "caller_runs");
+	ASSERT_EQ(skel->bss->reader_runs, 1, "reader_runs");
+	ASSERT_EQ(skel->bss->reader_slot0, 1, "bpf_fentry_test1's a");
+	bpf_link__destroy(link);
+out:
+	tracing_multi_hardening__destroy(skel);
+}
+
+static char log_buf[64 * 1024];
+
+/* "Cannot extend fentry/fexit" holds for the multi kinds too. */
+static void test_extension(void)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .kernel_log_buf = log_buf,
+		    .kernel_log_size = sizeof(log_buf), .kernel_log_level = 1);
+	struct tracing_multi_hardening *skel;
+	struct tracing_multi_freplace *ext = NULL;
+	int err;
+
+	skel = tracing_multi_hardening__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+		return;
+	ext = tracing_multi_freplace__open_opts(&opts);
+	if (!ASSERT_OK_PTR(ext, "open freplace"))
+		goto out;
+	err = bpf_program__set_attach_target(ext->progs.replace_subprog,
+					     bpf_program__fd(skel->progs.with_subprog),
+					     "multi_subprog");
+	if (!ASSERT_OK(err, "set_attach_target"))
+		goto out;
+	log_buf[0] = 0;
+	ASSERT_ERR(tracing_multi_freplace__load(ext), "load freplace");
+	ASSERT_HAS_SUBSTR(log_buf, "Cannot extend fentry/fexit", "verifier log");
+out:
+	tracing_multi_freplace__destroy(ext);
+	tracing_multi_hardening__destroy(skel);
+}
+
+/* link_create.tracing_multi's tail padding must be zero. */
+static void test_attr_padding(void)
+{
+	struct tracing_multi_hardening *skel;
+	size_t pad_off, pad_end;
+	union bpf_attr attr;
+	__u32 ids[1];
+	int fd;
+
+	if (fentry_test_ids(ids))
+		return;
+	skel = tracing_multi_hardening__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+		return;
+	pad_off = offsetofend(union bpf_attr, link_create.tracing_multi.cnt);
+	pad_end = offsetofend(union bpf_attr, link_create.tracing_multi);
+	if (!ASSERT_GT(pad_end, pad_off, "tracing_multi has tail padding"))
+		goto out;
+	memset(&attr, 0, sizeof(attr));
+	attr.link_create.prog_fd = bpf_program__fd(skel->progs.tc_reader_kfunc);
+	attr.link_create.attach_type = BPF_TRACE_FENTRY_MULTI;
+	attr.link_create.tracing_multi.ids = ptr_to_u64(ids);
+	attr.link_create.tracing_multi.cnt = 1;
+	((char *)&attr)[pad_end - 1] = 1;
+	fd = syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
+	ASSERT_EQ(fd < 0 ? -errno : fd, -EINVAL, "padding not zero");
+	if (fd >= 0)
+		close(fd);
+	((char *)&attr)[pad_end - 1] = 0;
+	fd = syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
+	if (ASSERT_GE(fd, 0, "padding zero"))
+		close(fd);
+out:
+	tracing_multi_hardening__destroy(skel);
+}
+
+#define JIT_LIMIT "/proc/sys/net/core/bpf_jit_limit"
+
+static int sysctl_rw(const char *path, char *old, size_t len, const char *new)
+{
+	int fd = open(path, O_RDWR), n, err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (old) {
+		n = read(fd, old, len - 1);
+		if (n <= 0)
+			err = -EIO;
+		else
+			old[n] = 0;
+	}
+	if (!err && new && pwrite(fd, new, strlen(new), 0) != strlen(new))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/*
+ * The last fd of a multi link closed by a task without CAP_BPF while JIT
+ * memory is over bpf_jit_limit: the detach builds a new image for the
+ * function (its ordinary program stays) and must not be refused.
+ */
+static void test_unprivileged_close(void)
+{
+	struct tracing_multi_hardening *skel;
+	struct bpf_link *ord = NULL, *link = NULL;
+	char limit[32];
+	int fd = -1, pipefd[2], status;
+	pid_t pid;
+
+	skel = tracing_multi_hardening__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+		return;
+	ord = bpf_program__attach(skel->progs.uc_ordinary);
+	if (!ASSERT_OK_PTR(ord, "attach ordinary"))
+		goto out;
+	link = bpf_program__attach_tracing_multi(skel->progs.uc_multi, "bpf_fentry_test1", NULL);
+	if (!ASSERT_OK_PTR(link, "attach multi"))
+		goto out;
+	test_run(skel->progs.uc_multi);
+	ASSERT_EQ(skel->bss->uc_multi_runs, 1, "multi runs");
+	ASSERT_EQ(skel->bss->uc_ordinary_runs, 1, "ordinary runs");
+
+	fd = dup(bpf_link__fd(link));
+	if (!ASSERT_GE(fd, 0, "dup link fd"))
+		goto out;
+	bpf_link__destroy(link);
+	link = NULL;
+	if (!ASSERT_OK(pipe(pipefd), "pipe"))
+		goto out;
+	if (!ASSERT_OK(sysctl_rw(JIT_LIMIT, limit, sizeof(limit), "1"), "bpf_jit_limit 1"))
+		goto out_pipe;
+	pid = fork();
+	if (pid == 0) {
+		char c;
+
+		/* the parent's copy is closed: this one is the last */
+		close(pipefd[1]);
+		if (read(pipefd[0], &c, 1) != 0)
+			_exit(2);
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+			_exit(3);
+		close(fd);
+		_exit(0);
+	}
+	close(fd);
+	fd = -1;
+	close(pipefd[1]);
+	if (ASSERT_GE(pid, 0, "fork")) {
+		ASSERT_EQ(waitpid(pid, &status, 0), pid, "waitpid");
+		ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child exit");
+	}
+	ASSERT_OK(sysctl_rw(JIT_LIMIT, NULL, 0, limit), "bpf_jit_limit back");
+
+	/* detached: the multi program no longer runs, the ordinary one does */
+	test_run(skel->progs.uc_multi);
+	ASSERT_EQ(skel->bss->uc_multi_runs, 1, "multi runs after close");
+	ASSERT_EQ(skel->bss->uc_ordinary_runs, 2, "ordinary runs after close");
+	close(pipefd[0]);
+	goto out;
+out_pipe:
+	close(pipefd[0]);
+	close(pipefd[1]);
+out:
+	if (fd >= 0)
+		close(fd);
+	bpf_link__destroy(link);
+	bpf_link__destroy(ord);
+	tracing_multi_hardening__destroy(skel);
+}
+
+#define LP_NAME		"bpf_test_livepatch"
+#define LP_SYSFS	"/sys/kernel/livepatch/" LP_NAME
+
+static int lp_read(const char *file)
+{
+	char path[128], buf[16] = {};
+	int fd, n;
+
+	snprintf(path, sizeof(path), LP_SYSFS "/%s", file);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 ? atoi(buf) : -EIO;
+}
+
+/* Wait until no task runs the old (or, after disable, the new) body. */
+static int lp_wait_transition(void)
+{
+	int i;
+
+	for (i = 0; i < 600; i++) {
+		if (lp_read("transition") == 0)
+			return 0;
+		usleep(100 * 1000);
+	}
+	return -ETIMEDOUT;
+}
+
+static int lp_enable(void)
+{
+	int err = load_module(LP_NAME ".ko", env.verbosity > VERBOSE_NONE);
+
+	if (err)
+		return err;
+	return lp_wait_transition();
+}
+
+/* Disable the patch and unload its module. */
+static int lp_disable(void)
+{
+	int fd, i;
+
+	fd = open(LP_SYSFS "/enabled", O_WRONLY);
+	if (fd >= 0) {
+		if (write(fd, "0", 1) != 1) {
+			close(fd);
+			return -errno;
+		}
+		close(fd);
+		/* the directory goes when the patch is freed */
+		for (i = 0; i < 600 && !access(LP_SYSFS, F_OK); i++)
+			usleep(100 * 1000);
+	}
+	return unload_module(LP_NAME, env.verbosity > VERBOSE_NONE);
+}
+
+/* fd and BTF of bpf_testmod's BTF object. */
+static int testmod_btf(struct btf *vmlinux, struct btf **pbtf)
+{
+	struct bpf_btf_info info;
+	char name[64];
+	__u32 id = 0, len;
+	int fd;
+
+	while (!bpf_btf_get_next_id(id, &id)) {
+		fd = bpf_btf_get_fd_by_id(id);
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		info.name = ptr_to_u64(name);
+		info.name_len = sizeof(name);
+		len = sizeof(info);
+		if (!bpf_btf_get_info_by_fd(fd, &info, &len) && !strcmp(name, "bpf_testmod")) {
+			*pbtf = btf__load_from_kernel_by_id_split(id, vmlinux);
+			if (*pbtf)
+				return fd;
+		}
+		close(fd);
+	}
+	return -ENOENT;
+}
+
+struct lp_state {
+	struct tracing_multi_livepatch *skel;
+	int btf_fd;
+	__u32 ids[2];		/* bpf_testmod_lp_target, bpf_testmod_fentry_test1 */
+	int entry_fd, exit_fd;	/* multi link fds, -1 when detached */
+	struct bpf_link *ord;	/* ordinary fexit on bpf_testmod_lp_target */
+};
+
+static int lp_attach_multi(struct lp_state *st, struct bpf_program *prog)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, opts);
+	__u64 cookies[2] = { 1000, 1001 };
+
+	opts.tracing_multi.ids = st->ids;
+	opts.tracing_multi.cookies = cookies;
+	opts.tracing_multi.cnt = 2;
+	return bpf_link_create(bpf_program__fd(prog), st->btf_fd,
+			       bpf_program__expected_attach_type(prog), &opts);
+}
+
+static void lp_close(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/*
+ * Call both functions once (bpf_testmod_lp_target(5)) and check what every
+ * attached program saw: the patched or the original return value, the
+ * function's own address and cookie.
+ */
+static void lp_check(struct lp_state *st, const char *step, bool patched)
+{
+	struct tracing_multi_livepatch__bss *bss = st->skel->bss;
+	bool entry = st->entry_fd >= 0, exit = st->exit_fd >= 0;
+	char name[96];
+	int i;
+
+	memset(bss, 0, sizeof(*bss));
+	snprintf(name, sizeof(name), "%s: trigger", step);
+	ASSERT_OK(trigger_module_test_read(1), name);
+	for (i = 0; i < 2; i++) {
+		snprintf(name, sizeof(name), "%s: fentry.multi hits [%d]", step, i);
+		ASSERT_EQ(bss->entry_hits[i], entry, name);
+		snprintf(name, sizeof(name), "%s: fexit.multi hits [%d]", step, i);
+		ASSERT_EQ(bss->exit_hits[i], exit, name);
+		snprintf(name, sizeof(name), "%s: fentry.multi cookie [%d]", step, i);
+		ASSERT_EQ(bss->entry_cookie[i], entry ? 1000 + i : 0, name);
+		snprintf(name, sizeof(name), "%s: fexit.multi cookie [%d]", step, i);
+		ASSERT_EQ(bss->exit_cookie[i], exit ? 1000 + i : 0, name);
+	}
+	if (entry) {
+		snprintf(name, sizeof(name), "%s: fentry.multi lp_target a", step);
+		ASSERT_EQ(bss->entry_arg[0], 5, name);
+	}
+	if (exit) {
+		snprintf(name, sizeof(name), "%s: fexit.multi lp_target ret", step);
+		ASSERT_EQ((int)bss->exit_ret[0], patched ? 105 : 6, name);
+		snprintf(name, sizeof(name), "%s: fexit.multi fentry_test1 ret", step);
+		ASSERT_EQ((int)bss->exit_ret[1], 2, name);
+	}
+	snprintf(name, sizeof(name), "%s: ordinary fexit hits", step);
+	ASSERT_EQ(bss->ord_hits, !!st->ord, name);
+	if (st->ord) {
+		snprintf(name, sizeof(name), "%s: ordinary lp_target ret", step);
+		ASSERT_EQ((int)bss->ord_ret, patched ? 105 : 6, name);
+	}
+	snprintf(name, sizeof(name), "%s: IP of another function", step);
+	ASSERT_EQ(bss->bad_ip, 0, name);
+}
+
+static int lp_attach_both(struct lp_state *st, const char *what)
+{
+	char name[64];
+
+	st->entry_fd = lp_attach_multi(st, st->skel->progs.lp_entry);
+	snprintf(name, sizeof(name), "attach fentry.multi %s", what);
+	if (!ASSERT_GE(st->entry_fd, 0, name))
+		return -1;
+	st->exit_fd = lp_attach_multi(st, st->skel->progs.lp_exit);
+	snprintf(name, sizeof(name), "attach fexit.multi %s", what);
+	if (!ASSERT_GE(st->exit_fd, 0, name))
+		return -1;
+	return 0;
+}
+
+/*
+ * A live patch on a function with multi links, ordinary programs or both,
+ * attached and detached in every order, and the patch enabled and disabled
+ * under them: the patched body runs, and programs see the function's IP,
+ * cookie and (fexit) the patched return value.
+ */
+static void test_livepatch(void)
+{
+	struct lp_state st = { .entry_fd = -1, .exit_fd = -1, .btf_fd = -1 };
+	struct btf *vmlinux = NULL, *btf = NULL;
+	unsigned long long addr;
+	bool patched = false;
+	int id;
+
+	if (access("/sys/kernel/livepatch", F_OK) || access(LP_NAME ".ko", F_OK)) {
+		test__skip();	/* no CONFIG_LIVEPATCH (arm64 in 6.12) */
+		return;
+	}
+	vmlinux = btf__load_vmlinux_btf();
+	if (!ASSERT_OK_PTR(vmlinux, "vmlinux btf"))
+		return;
+	st.btf_fd = testmod_btf(vmlinux, &btf);
+	if (!ASSERT_GE(st.btf_fd, 0, "bpf_testmod btf"))
+		goto out;
+	id = btf__find_by_name_kind(btf, "bpf_testmod_lp_target", BTF_KIND_FUNC);
+	if (!ASSERT_GT(id, 0, "bpf_testmod_lp_target id"))
+		goto out;
+	st.ids[0] = id;
+	id = btf__find_by_name_kind(btf, "bpf_testmod_fentry_test1", BTF_KIND_FUNC);
+	if (!ASSERT_GT(id, 0, "bpf_testmod_fentry_test1 id"))
+		goto out;
+	st.ids[1] = id;
+
+	st.skel = tracing_multi_livepatch__open();
+	if (!ASSERT_OK_PTR(st.skel, "open"))
+		goto out;
+	if (!ASSERT_OK(kallsyms_find("bpf_testmod_lp_target", &addr), "ksym lp_target"))
+		goto out;
+	st.skel->rodata->lp_addr = addr;
+	if (!ASSERT_OK(kallsyms_find("bpf_testmod_fentry_test1", &addr), "ksym fentry_test1"))
+		goto out;
+	st.skel->rodata->t1_addr = addr;
+	if (!ASSERT_OK(tracing_multi_livepatch__load(st.skel), "load"))
+		goto out;
+
+	/* A: the patch comes under an ordinary program and multi links
+	 * (the function has its own image), and goes
+	 */
+	if (lp_attach_both(&st, "before the patch"))
+		goto out;
+	st.ord = bpf_program__attach(st.skel->progs.lp_ord_exit);
+	if (!ASSERT_OK_PTR(st.ord, "attach ordinary fexit before the patch"))
+		goto out;
+	lp_check(&st, "A: unpatched", false);
+	if (!ASSERT_OK(lp_enable(), "A: enable live patch"))
+		goto out;
+	patched = true;
+	lp_check(&st, "A: patch enabled under both", true);
+	if (!ASSERT_OK(lp_disable(), "A: disable live patch"))
+		goto out;
+	patched = false;
+	lp_check(&st, "A: patch disabled", false);
+	lp_close(&st.entry_fd);
+	lp_close(&st.exit_fd);
+	bpf_link__destroy(st.ord);
+	st.ord = NULL;
+
+	/* B: the programs come to a patched function, in every role */
+	if (!ASSERT_OK(lp_enable(), "B: enable live patch"))
+		goto out;
+	patched = true;
+	lp_check(&st, "B: patched, nothing attached", true);
+	st.entry_fd = lp_attach_multi(&st, st.skel->progs.lp_entry);
+	if (!ASSERT_GE(st.entry_fd, 0, "B: attach fentry.multi"))
+		goto out;
+	lp_check(&st, "B: fentry.multi", true);
+	st.exit_fd = lp_attach_multi(&st, st.skel->progs.lp_exit);
+	if (!ASSERT_GE(st.exit_fd, 0, "B: attach fexit.multi"))
+		goto out;
+	lp_check(&st, "B: fentry.multi + fexit.multi", true);
+
+	/* an ordinary program joins */
+	st.ord = bpf_program__attach(st.skel->progs.lp_ord_exit);
+	if (!ASSERT_OK_PTR(st.ord, "B: attach ordinary fexit"))
+		goto out;
+	lp_check(&st, "B: multi + ordinary", true);
+
+	/* the multi links leave, then come back */
+	lp_close(&st.entry_fd);
+	lp_close(&st.exit_fd);
+	lp_check(&st, "B: ordinary", true);
+	if (lp_attach_both(&st, "B: again"))
+		goto out;
+	lp_check(&st, "B: ordinary + multi", true);
+
+	/* the ordinary program leaves: multi links only */
+	bpf_link__destroy(st.ord);
+	st.ord = NULL;
+	lp_check(&st, "B: multi after ordinary", true);
+
+	/* C: the patch goes and comes back under multi links alone */
+	if (!ASSERT_OK(lp_disable(), "C: disable live patch"))
+		goto out;
+	patched = false;
+	lp_check(&st, "C: multi, patch disabled", false);
+	if (!ASSERT_OK(lp_enable(), "C: enable live patch under multi links"))
+		goto out;
+	patched = true;
+	lp_check(&st, "C: multi, patch enabled again", true);
+
+	lp_close(&st.entry_fd);
+	lp_close(&st.exit_fd);
+	lp_check(&st, "all detached", true);
+out:
+	lp_close(&st.entry_fd);
+	lp_close(&st.exit_fd);
+	bpf_link__destroy(st.ord);
+	if (patched)
+		ASSERT_OK(lp_disable(), "disable live patch at the end");
+	tracing_multi_livepatch__destroy(st.skel);
+	if (st.btf_fd >= 0)
+		close(st.btf_fd);
+	btf__free(btf);
+	btf__free(vmlinux);
+}
+
+void test_tracing_multi_hardening(void)
+{
+	if (test__start_subtest("tail_call_caller_first"))
+		test_tail_call_caller_first();
+	if (test__start_subtest("tail_call_callee_first"))
+		test_tail_call_callee_first();
+	if (test__start_subtest("tail_call_same_reads"))
+		test_tail_call_same_reads();
+	if (test__start_subtest("extension"))
+		test_extension();
+	if (test__start_subtest("attr_padding"))
+		test_attr_padding();
+	if (test__start_subtest("unprivileged_close"))
+		test_unprivileged_close();
+	if (test__start_subtest("livepatch"))
+		test_livepatch();
+}

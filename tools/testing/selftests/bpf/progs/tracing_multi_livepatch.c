@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tracing_multi_hardening/livepatch: what multi and ordinary programs see
+ * of bpf_testmod_lp_target() (returns a + 1, live-patched a + 100) and of
+ * bpf_testmod_fentry_test1() (a + 1, never patched).
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+char _license[] SEC("license") = "GPL";
+
+/* kallsyms addresses, set by user space */
+const volatile __u64 lp_addr, t1_addr;
+
+/* [0]: bpf_testmod_lp_target, [1]: bpf_testmod_fentry_test1 */
+__u64 entry_hits[2], entry_arg[2], entry_cookie[2];
+__u64 exit_hits[2], exit_ret[2], exit_cookie[2];
+__u64 ord_hits, ord_ret;
+__u64 bad_ip;
+
+static int func_slot(void *ctx)
+{
+	__u64 ip = bpf_get_func_ip(ctx);
+
+	if (ip == lp_addr)
+		return 0;
+	if (ip == t1_addr)
+		return 1;
+	bad_ip = ip;
+	return -1;
+}
+
+SEC("fentry.multi")
+int lp_entry(void *ctx)
+{
+	int i = func_slot(ctx);
+	__u64 a = 0;
+
+	if (i < 0 || i > 1)
+		return 0;
+	entry_hits[i]++;
+	bpf_get_func_arg(ctx, 0, &a);
+	entry_arg[i] = a;
+	entry_cookie[i] = bpf_get_attach_cookie(ctx);
+	return 0;
+}
+
+SEC("fexit.multi")
+int lp_exit(void *ctx)
+{
+	int i = func_slot(ctx);
+	__u64 ret = 0;
+
+	if (i < 0 || i > 1)
+		return 0;
+	exit_hits[i]++;
+	bpf_get_func_ret(ctx, &ret);
+	exit_ret[i] = ret;
+	exit_cookie[i] = bpf_get_attach_cookie(ctx);
+	return 0;
+}
+
+SEC("fexit/bpf_testmod_lp_target")
+int BPF_PROG(lp_ord_exit, int a, int ret)
+{
+	ord_hits++;
+	ord_ret = ret;
+	return 0;
+}
