@@ -3,7 +3,9 @@
 # make stress [ARCH=x86_64|arm64] [ROUNDS=n] [STRESS_TESTS="..."]: boot the
 # arch's kernel once and run the tests that attach and detach the most
 # (all functions at once, twice; moves between images under calls; random
-# link sets) ROUNDS times in a row, stopping at the first failure. Fails on a
+# link sets; on x86-64 a live patch enabled and disabled while multi links
+# and an ordinary program come and go under calls: tracing_multi_lp_race,
+# TRACING_MULTI_RACE_SECS=20) ROUNDS times in a row, stopping at the first failure. Fails on a
 # failed round or any kernel splat. The test kernel has
 # CONFIG_FTRACE_DIRECT_VERIFY: every freed trampoline and ftrace_ops is first
 # checked to be unreachable from ftrace. Run it beside another guest (e.g.
@@ -11,7 +13,7 @@
 . "$(dirname "$0")/lib.sh"
 arch_vars "${1:-x86_64}"
 rounds=${ROUNDS:-10}
-tests=${STRESS_TESTS:-tracing_multi_attach_all tracing_multi/gap_free tracing_multi/random_subsets tracing_multi/seed_orders tracing_multi/max_links}
+tests=${STRESS_TESTS:-tracing_multi_attach_all tracing_multi/gap_free tracing_multi/random_subsets tracing_multi/seed_orders tracing_multi/max_links tracing_multi_lp_race}
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || die "ROUNDS must be a positive number"
 
 "$HARNESS/kernel.sh" "$KARCH"

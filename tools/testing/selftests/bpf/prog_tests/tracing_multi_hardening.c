@@ -5,6 +5,7 @@
  */
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <pthread.h>
 #include "tracing_multi_common.h"
 #include "tracing_multi_hardening.skel.h"
 #include "tracing_multi_freplace.skel.h"
@@ -565,6 +566,196 @@ out:
 	bpf_link__destroy(st.ord);
 	if (patched)
 		ASSERT_OK(lp_disable(), "disable live patch at the end");
+	tracing_multi_livepatch__destroy(st.skel);
+	if (st.btf_fd >= 0)
+		close(st.btf_fd);
+	btf__free(btf);
+	btf__free(vmlinux);
+}
+
+struct lp_race {
+	struct lp_state *st;
+	volatile bool stop;
+	long enables, enable_fails, disables, multi_ops, ord_ops, reads;
+	int err;
+	const char *err_what;
+};
+
+static void race_fail(struct lp_race *r, const char *what, int err)
+{
+	if (!r->err) {
+		r->err = err ? err : -EINVAL;
+		r->err_what = what;
+	}
+	r->stop = true;
+}
+
+/* load_module(), with the errno of a refused klp_enable_patch() */
+static int lp_load(void)
+{
+	int fd = open(LP_NAME ".ko", O_RDONLY), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (syscall(__NR_finit_module, fd, "", 0))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+static void *race_livepatch(void *arg)
+{
+	struct lp_race *r = arg;
+	int err;
+
+	while (!r->stop) {
+		err = lp_load();
+		if (err) {
+			/* refused while an update runs: a clean failure */
+			if (err != -EAGAIN && err != -EBUSY) {
+				race_fail(r, "enable live patch", err);
+				break;
+			}
+			r->enable_fails++;
+			continue;
+		}
+		if (lp_wait_transition()) {
+			race_fail(r, "live patch transition", -ETIMEDOUT);
+			break;
+		}
+		r->enables++;
+		usleep(20 * 1000);
+		err = lp_disable();
+		if (err) {
+			race_fail(r, "disable live patch", err);
+			break;
+		}
+		r->disables++;
+	}
+	return NULL;
+}
+
+static void *race_multi(void *arg)
+{
+	struct lp_race *r = arg;
+	int entry, exit;
+
+	while (!r->stop) {
+		entry = lp_attach_multi(r->st, r->st->skel->progs.lp_entry);
+		exit = lp_attach_multi(r->st, r->st->skel->progs.lp_exit);
+		if (entry < 0 || exit < 0)
+			race_fail(r, "attach multi", entry < 0 ? entry : exit);
+		lp_close(&entry);
+		lp_close(&exit);
+		r->multi_ops += 2;
+	}
+	return NULL;
+}
+
+static void *race_ordinary(void *arg)
+{
+	struct lp_race *r = arg;
+	struct bpf_link *link;
+
+	while (!r->stop) {
+		link = bpf_program__attach(r->st->skel->progs.lp_ord_exit);
+		if (!link) {
+			race_fail(r, "attach ordinary", -errno);
+			break;
+		}
+		usleep(1000);
+		bpf_link__destroy(link);
+		r->ord_ops++;
+	}
+	return NULL;
+}
+
+static void *race_calls(void *arg)
+{
+	struct lp_race *r = arg;
+	char c;
+	int fd;
+
+	while (!r->stop) {
+		fd = open(BPF_TESTMOD_TEST_FILE, O_RDONLY);
+		if (fd < 0) {
+			race_fail(r, "open testmod file", -errno);
+			break;
+		}
+		(void)!read(fd, &c, 1);
+		close(fd);
+		r->reads++;
+	}
+	return NULL;
+}
+
+/*
+ * Soak, for make stress: the live patch enabled and disabled while multi
+ * links and an ordinary fexit come and go on the patched function and a
+ * thread calls it. Each call runs the original or the patched body and
+ * sees the function's cookie; enabling the patch works or fails with
+ * -EAGAIN/-EBUSY; nothing else fails. TRACING_MULTI_RACE_SECS (20).
+ */
+void test_tracing_multi_lp_race(void)
+{
+	struct lp_state st = { .entry_fd = -1, .exit_fd = -1, .btf_fd = -1 };
+	void *(*fns[])(void *) = { race_livepatch, race_multi, race_ordinary, race_calls };
+	struct btf *vmlinux = NULL, *btf = NULL;
+	pthread_t threads[ARRAY_SIZE(fns)];
+	struct lp_race r = { .st = &st };
+	unsigned long long addr;
+	const char *env = getenv("TRACING_MULTI_RACE_SECS");
+	int i, n = 0, secs = env ? atoi(env) : 20, id;
+
+	if (access("/sys/kernel/livepatch", F_OK) || access(LP_NAME ".ko", F_OK)) {
+		test__skip();
+		return;
+	}
+	vmlinux = btf__load_vmlinux_btf();
+	if (!ASSERT_OK_PTR(vmlinux, "vmlinux btf"))
+		return;
+	st.btf_fd = testmod_btf(vmlinux, &btf);
+	if (!ASSERT_GE(st.btf_fd, 0, "bpf_testmod btf"))
+		goto out;
+	id = btf__find_by_name_kind(btf, "bpf_testmod_lp_target", BTF_KIND_FUNC);
+	st.ids[0] = id > 0 ? id : 0;
+	id = btf__find_by_name_kind(btf, "bpf_testmod_fentry_test1", BTF_KIND_FUNC);
+	st.ids[1] = id > 0 ? id : 0;
+	if (!ASSERT_NEQ(st.ids[0], 0, "ids") || !ASSERT_NEQ(st.ids[1], 0, "ids"))
+		goto out;
+	st.skel = tracing_multi_livepatch__open();
+	if (!ASSERT_OK_PTR(st.skel, "open"))
+		goto out;
+	if (!ASSERT_OK(kallsyms_find("bpf_testmod_lp_target", &addr), "ksym lp_target"))
+		goto out;
+	st.skel->rodata->lp_addr = addr;
+	if (!ASSERT_OK(kallsyms_find("bpf_testmod_fentry_test1", &addr), "ksym fentry_test1"))
+		goto out;
+	st.skel->rodata->t1_addr = addr;
+	if (!ASSERT_OK(tracing_multi_livepatch__load(st.skel), "load"))
+		goto out;
+
+	for (n = 0; n < ARRAY_SIZE(fns); n++)
+		if (!ASSERT_OK(pthread_create(&threads[n], NULL, fns[n], &r), "pthread_create"))
+			break;
+	for (i = 0; i < secs * 10 && !r.stop; i++)
+		usleep(100 * 1000);
+	r.stop = true;
+	for (i = 0; i < n; i++)
+		pthread_join(threads[i], NULL);
+	if (!access(LP_SYSFS, F_OK))
+		ASSERT_OK(lp_disable(), "disable live patch at the end");
+
+	printf("lp_race: %ds: live patch enabled %ld, refused %ld, disabled %ld; multi attach+detach %ld, ordinary %ld; reads %ld, calls checked %llu\n",
+	       secs, r.enables, r.enable_fails, r.disables, r.multi_ops, r.ord_ops, r.reads,
+	       (unsigned long long)st.skel->bss->race_calls);
+	if (!ASSERT_OK(r.err, r.err_what ? r.err_what : "no error"))
+		goto out;
+	ASSERT_EQ(st.skel->bss->bad_ret, 0, "return values other than 6 and 105");
+	ASSERT_EQ(st.skel->bss->bad_cookie, 0, "wrong cookies");
+	ASSERT_EQ(st.skel->bss->bad_ip, 0, "IP of another function");
+	ASSERT_GT(r.enables, 0, "live patch enabled at least once");
+out:
 	tracing_multi_livepatch__destroy(st.skel);
 	if (st.btf_fd >= 0)
 		close(st.btf_fd);

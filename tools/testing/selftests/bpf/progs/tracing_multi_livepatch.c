@@ -17,6 +17,15 @@ __u64 entry_hits[2], entry_arg[2], entry_cookie[2];
 __u64 exit_hits[2], exit_ret[2], exit_cookie[2];
 __u64 ord_hits, ord_ret;
 __u64 bad_ip;
+/* lp_race: calls of bpf_testmod_lp_target(5) seen, and wrong values */
+__u64 race_calls, bad_ret, bad_cookie;
+
+static void race_check_ret(__u64 ret)
+{
+	/* the original body or the patched one, nothing else */
+	if ((int)ret != 6 && (int)ret != 105)
+		bad_ret++;
+}
 
 static int func_slot(void *ctx)
 {
@@ -42,6 +51,8 @@ int lp_entry(void *ctx)
 	bpf_get_func_arg(ctx, 0, &a);
 	entry_arg[i] = a;
 	entry_cookie[i] = bpf_get_attach_cookie(ctx);
+	if (entry_cookie[i] != 1000 + i)
+		bad_cookie++;
 	return 0;
 }
 
@@ -57,6 +68,12 @@ int lp_exit(void *ctx)
 	bpf_get_func_ret(ctx, &ret);
 	exit_ret[i] = ret;
 	exit_cookie[i] = bpf_get_attach_cookie(ctx);
+	if (exit_cookie[i] != 1000 + i)
+		bad_cookie++;
+	if (i == 0) {
+		race_calls++;
+		race_check_ret(ret);
+	}
 	return 0;
 }
 
@@ -65,5 +82,6 @@ int BPF_PROG(lp_ord_exit, int a, int ret)
 {
 	ord_hits++;
 	ord_ret = ret;
+	race_check_ret(ret);
 	return 0;
 }
