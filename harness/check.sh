@@ -4,31 +4,51 @@
 # selftests, run the listed tests in QEMU, fail on a failed test or a
 # kernel splat. Last line: "N passed, N failed" over all arches.
 # TESTS="a b" runs only those tests (they must be in harness/tests/list).
+# With x86_64, a second x86-64 kernel runs too: CONFIG_VARIANT=mitigations
+# (retpolines and call depth tracking, harness/config/mitigations.*), with
+# the tests of harness/tests/list.mitigations. CHECK_VARIANTS="" leaves it
+# out (the default when TESTS is given); CHECK_VARIANTS=mitigations runs it.
 . "$(dirname "$0")/lib.sh"
 arches=("$@")
 [ ${#arches[@]} -gt 0 ] || arches=(x86_64 arm64)
+if [ -n "${TESTS:-}" ] || [ -n "${CONFIG_VARIANT:-}" ]; then
+	variants=${CHECK_VARIANTS-}
+else
+	variants=${CHECK_VARIANTS-mitigations}
+fi
+runs=()
+for a in "${arches[@]}"; do
+	runs+=("$a:${CONFIG_VARIANT:-}")
+	if [ "$a" = x86_64 ]; then
+		for v in $variants; do runs+=("x86_64:$v"); done
+	fi
+done
 
 T0=$(now_s)
 [ -d "$TREE/.git" ] || "$HARNESS/tree.sh"
 log "base: $BASE_PKG $(base_version); arches: ${arches[*]}"
 tot_pass=0; tot_fail=0; tot_skip=0; summary=()
-for a in "${arches[@]}"; do
+for run in "${runs[@]}"; do
+	a=${run%%:*}
+	export CONFIG_VARIANT=${run#*:}
 	arch_vars "$a"
+	list=$HARNESS/tests/list
+	[ -n "$CONFIG_VARIANT" ] && [ -f "$list.$CONFIG_VARIANT" ] && list=$list.$CONFIG_VARIANT
 	out=$BUILD/check/$ANAME
 	rm -rf "$out"; mkdir -p "$out"
 	ta=$(now_s)
 	t=$(now_s)
 	if ! "$HARNESS/kernel.sh" "$KARCH"; then
-		summary+=("$KARCH: kernel build failed"); tot_fail=$((tot_fail + 1)); continue
+		summary+=("$ANAME: kernel build failed"); tot_fail=$((tot_fail + 1)); continue
 	fi
 	tk=$(( $(now_s) - t )); t=$(now_s)
 	if ! "$HARNESS/selftests.sh" "$KARCH"; then
-		summary+=("$KARCH: selftests build failed"); tot_fail=$((tot_fail + 1)); continue
+		summary+=("$ANAME: selftests build failed"); tot_fail=$((tot_fail + 1)); continue
 	fi
 	ts=$(( $(now_s) - t )); t=$(now_s)
 
-	sed -e 's/#.*//' -e 's/[[:space:]]//g' "$HARNESS/tests/list" | grep -v -e '^@' -e '^$' > "$out/allow"
-	if [ -n "${TESTS:-}" ]; then
+	sed -e 's/#.*//' -e 's/[[:space:]]//g' "$list" | grep -v -e '^@' -e '^$' > "$out/allow"
+	if [ -n "${TESTS:-}" ] && [ "$list" = "$HARNESS/tests/list" ]; then
 		for x in $TESTS; do grep -qxF "$x" "$out/allow" || die "TESTS: $x is not in harness/tests/list"; done
 		printf '%s\n' $TESTS > "$out/allow"
 	fi

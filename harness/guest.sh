@@ -4,6 +4,8 @@
 # harness initramfs, run build/JOB (a shell script, path relative to
 # build/) inside, and write the console to LOG. Fails when the guest does
 # not power off within GUEST_TIMEOUT seconds (default 1500).
+# GUEST_APPEND: more kernel options (a variant's own come from
+# harness/config/<variant>.cmdline).
 # QEMU_ACCEL=kvm uses KVM (x86_64 on an x86_64 host); default is TCG.
 # TCG_THREAD=single (default): one host thread runs all vCPUs in turn.
 # TCG_THREAD=multi: a host thread per vCPU (QEMU's default, faster), which
@@ -94,6 +96,10 @@ if [ ! -f "$initrd" ] || [ "$HARNESS/guest/init" -nt "$initrd" ] || [ "$busybox"
 fi
 
 [ -f "$BUILD/$job" ] || die "no job $BUILD/$job"
+# Kernel options a config variant boots with: harness/config/<variant>.cmdline.
+append=${GUEST_APPEND:-}
+vcmdline=$HARNESS/config/${CONFIG_VARIANT:-none}.cmdline
+[ -f "$vcmdline" ] && append+=" $(sed -e 's/#.*//' "$vcmdline" | xargs)"
 # The QEMU monitor, for a guest that hangs: for example
 #   python3 -c 'import socket,sys,time; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]);
 #     s.send(b"info registers -a\n"); time.sleep(1); print(s.recv(1<<20).decode())' build/check/arm64/console.monitor
@@ -104,7 +110,7 @@ set +e
 timeout --foreground -k 10 "$timeout_s" "${QEMU[@]}" -smp "${GUEST_CPUS:-2}$SMP_TOPO" -m "${GUEST_MEM:-2G}" \
 	-nographic -no-reboot -monitor "unix:$monitor,server,nowait" -serial stdio \
 	-kernel "$KOUT/$IMAGE" -initrd "$initrd" \
-	-append "console=$CON panic=-1 loglevel=${GUEST_LOGLEVEL:-7} harness.job=$job harness.canary=$canary_rounds" \
+	-append "console=$CON panic=-1 loglevel=${GUEST_LOGLEVEL:-7} harness.job=$job harness.canary=$canary_rounds $append" \
 	-fsdev local,id=hostroot,path=/,security_model=none,readonly=on \
 	-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
 	-fsdev local,id=work,path="$BUILD",security_model=none \

@@ -4,8 +4,10 @@
 # arch's kernel once and run the tests that attach and detach the most
 # (all functions at once, twice; moves between images under calls; random
 # link sets; on x86-64 a live patch enabled and disabled while multi links
-# and an ordinary program come and go under calls: tracing_multi_lp_race,
-# TRACING_MULTI_RACE_SECS=20) ROUNDS times in a row, stopping at the first failure. Fails on a
+# (one allocation of each multi attach and detach failing at random) and an
+# ordinary program come and go under calls: tracing_multi_lp_race,
+# TRACING_MULTI_RACE_SECS=20; every allocation of an attach and a detach
+# failing in turn: tracing_multi_fault) ROUNDS times in a row, stopping at the first failure. Fails on a
 # failed round or any kernel splat. The test kernel has
 # CONFIG_FTRACE_DIRECT_VERIFY: every freed trampoline and ftrace_ops is first
 # checked to be unreachable from ftrace. Run it beside another guest (e.g.
@@ -13,7 +15,7 @@
 . "$(dirname "$0")/lib.sh"
 arch_vars "${1:-x86_64}"
 rounds=${ROUNDS:-10}
-tests=${STRESS_TESTS:-tracing_multi_attach_all tracing_multi/gap_free tracing_multi/random_subsets tracing_multi/seed_orders tracing_multi/max_links tracing_multi_lp_race}
+tests=${STRESS_TESTS:-tracing_multi_attach_all tracing_multi/gap_free tracing_multi/random_subsets tracing_multi/seed_orders tracing_multi/max_links tracing_multi_fault tracing_multi_lp_race}
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || die "ROUNDS must be a positive number"
 
 "$HARNESS/kernel.sh" "$KARCH"
@@ -32,7 +34,7 @@ for r in \$(seq 1 $rounds); do
 		break
 	fi
 	ok=\$r
-	echo "stress: round \$r ok: \$(grep -h 'attached and detached' \$out/round.log)"
+	echo "stress: round \$r ok: \$(grep -h -e 'attached and detached' -e '^lp_race:' -e '^attach: ' -e '^detach: ' \$out/round.log | tr '\n' ' ')"
 done
 echo "stress: \$ok of $rounds rounds passed"
 dmesg > \$out/dmesg.log

@@ -30,6 +30,13 @@
  * asked at planning for a function not routed yet, told by the ops_func
  * callbacks when an IPMODIFY user comes (PEER, SELF) or goes.
  *
+ * Detach never fails. When a reroute cannot get memory (or JIT space), the
+ * link's programs are jumped over in the images that run them: the JIT
+ * left a NOP before each program of a multi image for that, so it needs
+ * nothing new. Those images stay where they are and run the other links;
+ * planning no longer picks them, and multi_tidy() moves their functions
+ * away as soon as it can, keeping each function's trampoline until then.
+ *
  * Locking: tramp_multi_mutex serializes link operations and every attach
  * of an ordinary program, and guards every bpf_tramp_shared and the multi
  * fields of struct bpf_trampoline; tr->mutex is taken around changes of a
@@ -92,6 +99,7 @@ struct bpf_tramp_shared {
 	int delta;			/* while planning: functions joining - leaving */
 	bool touched;			/* while planning */
 	bool fresh;			/* created by the change being planned */
+	bool dead;			/* jumps over a detached link: not planned to */
 	u64 id;
 };
 
@@ -119,6 +127,16 @@ static u32 inflight_nr;
  * and are charged past bpf_jit_limit (the closing task may lack CAP_BPF).
  */
 static bool detaching;
+
+/*
+ * Functions whose image jumps over a detached link's programs, each holding
+ * a reference to its trampoline (multi_link_skip(), multi_tidy()).
+ */
+static LIST_HEAD(tramp_stale_list);
+static u32 stale_cnt;
+static void multi_tidy_workfn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(multi_tidy_work, multi_tidy_workfn);
+static unsigned long tidy_delay = HZ / 10;
 
 /* Functions found shared with an IPMODIFY user by SHARE_IPMODIFY_SELF. */
 static unsigned long self_flagged;
@@ -217,7 +235,7 @@ shared_find(u8 nr_args, u8 ret_off, struct bpf_tracing_multi_link **links, u32 n
 	struct bpf_tramp_shared *s;
 
 	list_for_each_entry(s, &tramp_shared_list, list) {
-		if (s->nr_args == nr_args && s->ret_off == ret_off &&
+		if (s->nr_args == nr_args && s->ret_off == ret_off && !s->dead &&
 		    s->nr_links == n && !memcmp(s->links, links, n * sizeof(*links)))
 			return s;
 	}
@@ -249,6 +267,8 @@ shared_create(u8 nr_args, u8 ret_off, struct bpf_tracing_multi_link **links, u32
 
 	for (i = 0; i < nr_args; i++)
 		m.arg_size[i] = 8;
+	for (i = 0; i < BPF_TRAMP_MAX; i++)
+		tlinks[i].skippable = true;	/* see multi_link_skip() */
 	for (i = 0; i < n; i++) {
 		struct bpf_tramp_links *tl = &tlinks[multi_kind(links[i]->attach_type)];
 
@@ -433,11 +453,13 @@ static int plan_own(struct multi_plan *p)
 	struct bpf_tramp_image *im;
 	struct ftrace_ops *ops;
 	u32 flags;
-	int total, err;
+	int total, err, kind;
 
 	tlinks = bpf_trampoline_get_progs(tr, &total);
 	if (IS_ERR(tlinks))
 		return PTR_ERR(tlinks);
+	for (kind = 0; kind < BPF_TRAMP_MAX; kind++)
+		tlinks[kind].skippable = true;	/* see multi_link_skip() */
 	flags = BPF_TRAMP_F_IP_ARG |
 		(tr->flags & (BPF_TRAMP_F_TAIL_CALL_CTX | BPF_TRAMP_F_SHARE_IPMODIFY));
 	if (tlinks[BPF_TRAMP_FEXIT].nr_links || tlinks[BPF_TRAMP_MODIFY_RETURN].nr_links) {
@@ -644,6 +666,7 @@ static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mu
 	struct ftrace_ops **add = NULL, **del = NULL;
 	struct bpf_tramp_shared *s, *tmp;
 	u32 i, nadd = 0, ndel = 0, ntouched = 0;
+	bool published = false;
 	int err = 0;
 
 	lockdep_assert_held(&tramp_multi_mutex);
@@ -693,6 +716,8 @@ static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mu
 	/* ftrace may ask SHARE_IPMODIFY_SELF of these functions from here */
 	inflight_plans = plans;
 	inflight_nr = nr;
+	/* from here a CPU may enter the new images, even if this fails */
+	published = true;
 	err = plans_modify(plans, nr, false, lock_direct_mutex);
 	if (!err && lock_direct_mutex)
 		err = ftrace_direct_replace(add, nadd, del, ndel);
@@ -733,7 +758,7 @@ out_plan:
 
 		free_ops(p->own_ops);
 		/* an image a CPU may have entered goes the RCU-tasks way */
-		if (p->own_im && p->own_published)
+		if (p->own_im && (p->own_published || published))
 			bpf_tramp_image_put(p->own_im);
 		else if (p->own_im)
 			bpf_tramp_image_free(p->own_im);
@@ -750,7 +775,7 @@ out_plan:
 		s->touched = false;
 		s->delta = 0;
 		if (s->fresh)
-			shared_free(s, false);
+			shared_free(s, published);
 	}
 out:
 	kvfree(add);
@@ -815,6 +840,114 @@ void bpf_tramp_multi_unlock(void)
 	mutex_unlock(&tramp_multi_mutex);
 }
 
+static int cmp_plan_addr(const void *a, const void *b)
+{
+	const struct multi_plan *x = a, *y = b;
+
+	return cmp_ptr(&x->tr->func.addr, &y->tr->func.addr);
+}
+
+/*
+ * Route the functions on tramp_stale_list again, away from images that jump
+ * over detached links, and drop the references that kept them. Tried again
+ * later, less and less often, while it fails.
+ */
+static void multi_tidy(void)
+{
+	struct bpf_trampoline *tr, *tmp;
+	struct multi_plan *plans;
+	bool was_detaching = detaching;
+	int err = -ENOMEM;
+	u32 n = 0;
+
+	lockdep_assert_held(&tramp_multi_mutex);
+	if (!stale_cnt)
+		return;
+	plans = kvcalloc(stale_cnt, sizeof(*plans), GFP_KERNEL);
+	if (plans) {
+		list_for_each_entry(tr, &tramp_stale_list, stale_node)
+			plans[n++].tr = tr;
+		sort(plans, n, sizeof(*plans), cmp_plan_addr, NULL);
+		/* it frees more than it takes, whoever runs it */
+		detaching = true;
+		err = multi_reroute(plans, n, true);
+		detaching = was_detaching;
+		kvfree(plans);
+	}
+	if (err) {
+		schedule_delayed_work(&multi_tidy_work, tidy_delay);
+		tidy_delay = min(tidy_delay * 2, 60UL * HZ);
+		return;
+	}
+	tidy_delay = HZ / 10;
+	list_for_each_entry_safe(tr, tmp, &tramp_stale_list, stale_node) {
+		list_del_init(&tr->stale_node);
+		tr->multi_stale = false;
+		stale_cnt--;
+		/* routed now only if links or programs hold it */
+		bpf_trampoline_put(tr);
+	}
+}
+
+static void multi_tidy_workfn(struct work_struct *work)
+{
+	mutex_lock(&tramp_multi_mutex);
+	multi_tidy();
+	mutex_unlock(&tramp_multi_mutex);
+}
+
+/* Jump over @link's programs in @s's image; false if it has none. */
+static bool shared_skip_link(struct bpf_tramp_shared *s, struct bpf_tracing_multi_link *link)
+{
+	u32 i;
+
+	for (i = 0; i < s->nr_links && s->links[i] != link; i++)
+		;
+	if (i == s->nr_links)
+		return false;
+	memmove(&s->links[i], &s->links[i + 1], (s->nr_links - i - 1) * sizeof(*s->links));
+	s->nr_links--;
+	s->dead = true;
+	bpf_tramp_image_skip_link(s->im, &link->link);
+	return true;
+}
+
+/*
+ * Detach @link without allocating, when its reroute failed (no memory, no
+ * JIT space): every image running its programs jumps over them from now
+ * on, and runs the other links as before. Its functions stay on those
+ * images until multi_tidy() moves them; each keeps its trampoline until
+ * then, with the reference @link held.
+ */
+static void multi_link_skip(struct bpf_tracing_multi_link *link)
+{
+	u32 i;
+
+	lockdep_assert_held(&tramp_multi_mutex);
+	for (i = 0; i < link->cnt; i++) {
+		struct bpf_tracing_multi_func *f = &link->funcs[i];
+		struct bpf_trampoline *tr = f->tr;
+		bool stale;
+
+		if (tr->shared) {
+			shared_skip_link(tr->shared, link);
+			stale = tr->shared->dead;
+		} else {
+			stale = tr->cur_image &&
+				bpf_tramp_image_skip_link(tr->cur_image, &link->link);
+		}
+		if (stale && !tr->multi_stale) {
+			tr->multi_stale = true;
+			list_add_tail(&tr->stale_node, &tramp_stale_list);
+			stale_cnt++;
+			f->tr = NULL;
+		}
+		cond_resched();
+	}
+	/* no task is between a NOP it passed and the program's end */
+	synchronize_rcu_tasks();
+}
+
 /* Add (or remove) @link's functions to (from) their trampolines. */
 static int multi_link_set(struct bpf_tracing_multi_link *link, bool add, u32 cnt)
 {
@@ -877,9 +1010,11 @@ static void bpf_tracing_multi_link_release(struct bpf_link *l)
 	mutex_lock(&tramp_multi_mutex);
 	multi_link_set(link, false, link->cnt);
 	detaching = true;
-	/* Like bpf_trampoline_unlink_prog(), this is not expected to fail. */
-	WARN_ON_ONCE(multi_link_reroute(link));
+	/* without memory, the link's programs are jumped over in place */
+	if (multi_link_reroute(link))
+		multi_link_skip(link);
 	detaching = false;
+	multi_tidy();
 	mutex_unlock(&tramp_multi_mutex);
 	multi_link_put_trampolines(link);
 }

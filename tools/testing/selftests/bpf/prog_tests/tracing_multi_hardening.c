@@ -577,6 +577,7 @@ struct lp_race {
 	struct lp_state *st;
 	volatile bool stop;
 	long enables, enable_fails, disables, multi_ops, ord_ops, reads;
+	long failed_attaches, faulted_detaches;
 	int err;
 	const char *err_what;
 };
@@ -635,20 +636,55 @@ static void *race_livepatch(void *arg)
 	return NULL;
 }
 
+/*
+ * Fault injection for this thread (fail-nth): arm with @n > 0 before one
+ * syscall, disarm after it with 0, which says whether the fault happened.
+ */
+static bool race_fault(int nth_fd, unsigned int n)
+{
+	char buf[16] = {};
+	int len;
+
+	if (nth_fd < 0)
+		return false;
+	if (n) {
+		len = snprintf(buf, sizeof(buf), "%u", n);
+		return pwrite(nth_fd, buf, len, 0) == len;
+	}
+	len = pread(nth_fd, buf, sizeof(buf) - 1, 0);
+	(void)!pwrite(nth_fd, "0", 1, 0);
+	return len > 0 && atoi(buf) == 0;
+}
+
+/*
+ * Multi links attached and detached, one allocation in a random place of
+ * each operation failing (where the kernel has fault injection): a failed
+ * attach returns -ENOMEM, a detach always completes.
+ */
 static void *race_multi(void *arg)
 {
+	int nth_fd = open("/proc/thread-self/fail-nth", O_RDWR), entry, exit;
+	unsigned int seed = getpid();
 	struct lp_race *r = arg;
-	int entry, exit;
 
 	while (!r->stop) {
+		race_fault(nth_fd, 1 + rand_r(&seed) % 200);
 		entry = lp_attach_multi(r->st, r->st->skel->progs.lp_entry);
+		if (race_fault(nth_fd, 0) && entry == -ENOMEM)
+			r->failed_attaches++;
+		else if (entry < 0)
+			race_fail(r, "attach multi", entry);
 		exit = lp_attach_multi(r->st, r->st->skel->progs.lp_exit);
-		if (entry < 0 || exit < 0)
-			race_fail(r, "attach multi", entry < 0 ? entry : exit);
-		lp_close(&entry);
+		if (exit < 0)
+			race_fail(r, "attach multi", exit);
+		race_fault(nth_fd, 1 + rand_r(&seed) % 200);
 		lp_close(&exit);
+		r->faulted_detaches += race_fault(nth_fd, 0);
+		lp_close(&entry);
 		r->multi_ops += 2;
 	}
+	if (nth_fd >= 0)
+		close(nth_fd);
 	return NULL;
 }
 
@@ -691,8 +727,9 @@ static void *race_calls(void *arg)
 
 /*
  * Soak, for make stress: the live patch enabled and disabled while multi
- * links and an ordinary fexit come and go on the patched function and a
- * thread calls it. Each call runs the original or the patched body and
+ * links (one allocation of each attach and detach failing, at random) and
+ * an ordinary fexit come and go on the patched function and a thread
+ * calls it. Each call runs the original or the patched body and
  * sees the function's cookie; enabling the patch works or fails with
  * -EAGAIN/-EBUSY; nothing else fails. TRACING_MULTI_RACE_SECS (20).
  */
@@ -746,8 +783,9 @@ void test_tracing_multi_lp_race(void)
 	if (!access(LP_SYSFS, F_OK))
 		ASSERT_OK(lp_disable(), "disable live patch at the end");
 
-	printf("lp_race: %ds: live patch enabled %ld, refused %ld, disabled %ld; multi attach+detach %ld, ordinary %ld; reads %ld, calls checked %llu\n",
-	       secs, r.enables, r.enable_fails, r.disables, r.multi_ops, r.ord_ops, r.reads,
+	printf("lp_race: %ds: live patch enabled %ld, refused %ld, disabled %ld; multi attach+detach %ld (attaches failed by fault injection %ld, detaches with a failed allocation %ld), ordinary %ld; reads %ld, calls checked %llu\n",
+	       secs, r.enables, r.enable_fails, r.disables, r.multi_ops, r.failed_attaches,
+	       r.faulted_detaches, r.ord_ops, r.reads,
 	       (unsigned long long)st.skel->bss->race_calls);
 	if (!ASSERT_OK(r.err, r.err_what ? r.err_what : "no error"))
 		goto out;

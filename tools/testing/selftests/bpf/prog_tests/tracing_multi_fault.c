@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fentry.multi and co. while the kernel's allocations fail (fault
+ * injection): the allocations one attach, or one detach, makes fail one at
+ * a time, the 1st, the 2nd, ... (the task's fail-nth, through failslab and
+ * fail_page_alloc) until the operation makes no more.
+ *
+ * - Every failed attach returns -ENOMEM and changes nothing: the
+ *   trampolines the kernel lists are those of before, the programs that
+ *   were attached still run once per call, the new one never.
+ * - Every detach completes: the program no longer runs, the others still
+ *   do, and once the kernel has tidied up, its trampolines are those of
+ *   before.
+ * - With kmemleak (CONFIG_VARIANT=kmemleak), nothing of this leaks.
+ *
+ * An ordinary fentry program on bpf_fentry_test2 gives that function an
+ * image of its own, and a multi link attached first is moved between
+ * images by every operation, so all three kinds of route are exercised.
+ */
+#include <test_progs.h>
+#include "tracing_multi_common.h"
+#include "tracing_multi_fault.skel.h"
+
+/* bpf_fentry_test1..3: one, two and three arguments */
+#define FAULT_FUNCS	3
+#define FAULT_MAX_NTH	4000
+#define TRAMPS		"/sys/kernel/debug/bpf_multi_trampolines"
+#define KMEMLEAK	"/sys/kernel/debug/kmemleak"
+
+static int nth_fd = -1;
+
+static int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY), n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n == strlen(val) ? 0 : -EIO;
+}
+
+/*
+ * Only this task's fail-nth makes allocations fail, any size, sleeping
+ * or not, and quietly: a stack dump per failure would fill the console.
+ */
+static int fault_setup(void)
+{
+	static const char * const knobs[][2] = {
+		{ "/sys/kernel/debug/failslab/ignore-gfp-wait", "N" },
+		{ "/sys/kernel/debug/failslab/verbose", "0" },
+		{ "/sys/kernel/debug/fail_page_alloc/ignore-gfp-wait", "N" },
+		{ "/sys/kernel/debug/fail_page_alloc/ignore-gfp-highmem", "N" },
+		{ "/sys/kernel/debug/fail_page_alloc/min-order", "0" },
+		{ "/sys/kernel/debug/fail_page_alloc/verbose", "0" },
+	};
+	int i;
+
+	if (nth_fd >= 0)
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(knobs); i++)
+		if (!ASSERT_OK(write_file(knobs[i][0], knobs[i][1]), knobs[i][0]))
+			return -1;
+	nth_fd = open("/proc/thread-self/fail-nth", O_RDWR);
+	if (!ASSERT_GE(nth_fd, 0, "open fail-nth"))
+		return -1;
+	return 0;
+}
+
+/* Make the @n-th fault injection point of this task fail. */
+static void fault_arm(unsigned int n)
+{
+	char buf[16];
+	int len = snprintf(buf, sizeof(buf), "%u", n);
+
+	ASSERT_EQ(pwrite(nth_fd, buf, len, 0), len, "arm fail-nth");
+}
+
+/* Disarm; whether the armed failure happened (fail-nth counted down to 0). */
+static bool fault_fired(void)
+{
+	char buf[16] = {};
+	bool fired;
+
+	fired = pread(nth_fd, buf, sizeof(buf) - 1, 0) > 0 && atoi(buf) == 0;
+	ASSERT_EQ(pwrite(nth_fd, "0", 1, 0), 1, "disarm fail-nth");
+	return fired;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char * const *)a, *(char * const *)b);
+}
+
+/*
+ * What the kernel lists of its multi trampolines, as malloc'ed text: one
+ * block per image (its line, then its functions), in sorted order and
+ * without the shared images' ids, which change when an image is rebuilt.
+ */
+static char *tramps_snapshot(void)
+{
+	char *line = NULL, **blocks = NULL, **tmp, *out = NULL, *id_end;
+	size_t len = 0, nr = 0, size = 1, i;
+	FILE *f = fopen(TRAMPS, "r");
+
+	if (!ASSERT_OK_PTR(f, "open " TRAMPS))
+		return NULL;
+	while (getline(&line, &len, f) > 0) {
+		char *text = line, *block;
+
+		if (!strncmp(line, "shared ", 7) && (id_end = strchr(line + 7, ' ')))
+			text = id_end + 1;
+		if (line[0] == '\t' && nr) {
+			block = blocks[nr - 1];
+			if (asprintf(&blocks[nr - 1], "%s%s", block, text) < 0)
+				goto out;
+			free(block);
+			continue;
+		}
+		tmp = realloc(blocks, (nr + 1) * sizeof(*blocks));
+		if (!tmp)
+			goto out;
+		blocks = tmp;
+		blocks[nr] = strdup(text);
+		if (!blocks[nr])
+			goto out;
+		nr++;
+	}
+	qsort(blocks, nr, sizeof(*blocks), cmp_str);
+	for (i = 0; i < nr; i++)
+		size += strlen(blocks[i]);
+	out = calloc(1, size);
+	for (i = 0; out && i < nr; i++)
+		strcat(out, blocks[i]);
+out:
+	for (i = 0; blocks && i < nr; i++)
+		free(blocks[i]);
+	free(blocks);
+	free(line);
+	fclose(f);
+	return out;
+}
+
+/* Wait until the kernel's list is @want again (tidying is deferred). */
+static bool tramps_back_to(const char *want)
+{
+	char *now = NULL;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		free(now);
+		now = tramps_snapshot();
+		if (!now || !strcmp(now, want))
+			break;
+		usleep(100000);
+	}
+	if (now && strcmp(now, want))
+		printf("trampolines before:\n%s\nnow:\n%s\n", want, now);
+	i = now && !strcmp(now, want);
+	free(now);
+	return i;
+}
+
+static void reset_counts(struct tracing_multi_fault *skel)
+{
+	memset(skel->bss->keep_hits, 0, sizeof(skel->bss->keep_hits));
+	memset(skel->bss->entry_hits, 0, sizeof(skel->bss->entry_hits));
+	memset(skel->bss->exit_hits, 0, sizeof(skel->bss->exit_hits));
+	skel->bss->plain_hits = 0;
+}
+
+/* One call of each function: @prog_hits says how often @prog ran for each. */
+static bool calls_counted(struct tracing_multi_fault *skel, __u64 *hits, __u64 want,
+			  const char *what, int nth)
+{
+	int i;
+
+	reset_counts(skel);
+	test_run(skel->progs.fi_plain);
+	for (i = 1; i <= FAULT_FUNCS; i++) {
+		if (skel->bss->keep_hits[i] != 1 || hits[i] != want) {
+			printf("%s, allocation %d failed: bpf_fentry_test%d: keep %llu, %s %llu (want %llu)\n",
+			       what, nth, i, skel->bss->keep_hits[i], what, hits[i], want);
+			return false;
+		}
+	}
+	if (skel->bss->plain_hits != 1) {
+		printf("%s, allocation %d failed: ordinary program ran %llu times\n",
+		       what, nth, skel->bss->plain_hits);
+		return false;
+	}
+	return true;
+}
+
+/* The skeleton, the link that stays and the ordinary program. */
+static struct tracing_multi_fault *fault_prepare(__u32 *ids, struct bpf_link **keep,
+						 struct bpf_link **plain)
+{
+	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
+	struct tracing_multi_fault *skel;
+
+	if (fault_setup() || fentry_test_ids(ids))
+		return NULL;
+	skel = tracing_multi_fault__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+		return NULL;
+	skel->bss->pid = getpid();
+	opts.ids = ids;
+	opts.cnt = FAULT_FUNCS;
+	*keep = bpf_program__attach_tracing_multi(skel->progs.fi_keep, NULL, &opts);
+	*plain = bpf_program__attach(skel->progs.fi_plain);
+	if (!ASSERT_OK_PTR(*keep, "attach keep") || !ASSERT_OK_PTR(*plain, "attach plain")) {
+		bpf_link__destroy(*keep);
+		bpf_link__destroy(*plain);
+		tracing_multi_fault__destroy(skel);
+		return NULL;
+	}
+	return skel;
+}
+
+static int link_fexit_multi(struct tracing_multi_fault *skel, __u32 *ids)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, opts);
+
+	opts.tracing_multi.ids = ids;
+	opts.tracing_multi.cnt = FAULT_FUNCS;
+	return bpf_link_create(bpf_program__fd(skel->progs.fi_exit), 0,
+			       BPF_TRACE_FEXIT_MULTI, &opts);
+}
+
+/*
+ * An fexit.multi attach (new images, the kept link moved, the function of
+ * the ordinary program rebuilt) with its 1st, 2nd, ... allocation failing.
+ */
+static void test_attach(void)
+{
+	struct bpf_link *keep = NULL, *plain = NULL;
+	struct tracing_multi_fault *skel;
+	__u32 ids[NR_FUNCS];
+	char *before, *after;
+	int n, fd, failed = 0;
+	bool fired;
+
+	skel = fault_prepare(ids, &keep, &plain);
+	if (!skel)
+		return;
+	before = tramps_snapshot();
+	for (n = 1; before && n <= FAULT_MAX_NTH; n++) {
+		fault_arm(n);
+		fd = link_fexit_multi(skel, ids);
+		fired = fault_fired();
+		if (fd >= 0) {
+			/* done, or a failure the kernel could take */
+			if (!calls_counted(skel, skel->bss->exit_hits, 1, "attached fexit", n))
+				break;
+			close(fd);
+			if (!fired)
+				break;
+			continue;
+		}
+		failed++;
+		if (!ASSERT_EQ(fd, -ENOMEM, "failed attach: errno") ||
+		    !ASSERT_TRUE(fired, "failed attach: a fault was injected")) {
+			printf("allocation %d failed\n", n);
+			break;
+		}
+		after = tramps_snapshot();
+		if (!ASSERT_STREQ(after ?: "", before, "failed attach: trampolines unchanged")) {
+			free(after);
+			break;
+		}
+		free(after);
+		if (!ASSERT_TRUE(calls_counted(skel, skel->bss->exit_hits, 0, "failed fexit", n),
+				 "failed attach: nothing new attached"))
+			break;
+	}
+	ASSERT_GT(failed, 0, "attaches failed");
+	ASSERT_LT(n, FAULT_MAX_NTH, "attach completed");
+	printf("attach: %d failed (1 allocation each), completed at allocation %d\n", failed, n);
+	ASSERT_TRUE(tramps_back_to(before), "trampolines after the attaches");
+	free(before);
+	bpf_link__destroy(plain);
+	bpf_link__destroy(keep);
+	tracing_multi_fault__destroy(skel);
+}
+
+/*
+ * An fexit.multi detach (the last fd closed) with its 1st, 2nd, ...
+ * allocation failing: it completes every time.
+ */
+static void test_detach(void)
+{
+	struct bpf_link *keep = NULL, *plain = NULL;
+	struct tracing_multi_fault *skel;
+	__u32 ids[NR_FUNCS];
+	int n, fd, faulted = 0;
+	char *before;
+	bool fired;
+
+	skel = fault_prepare(ids, &keep, &plain);
+	if (!skel)
+		return;
+	before = tramps_snapshot();
+	for (n = 1; before && n <= FAULT_MAX_NTH; n++) {
+		fd = link_fexit_multi(skel, ids);
+		if (!ASSERT_GE(fd, 0, "attach"))
+			break;
+		if (!calls_counted(skel, skel->bss->exit_hits, 1, "attached fexit", n))
+			break;
+		fault_arm(n);
+		close(fd);
+		fired = fault_fired();
+		if (!ASSERT_TRUE(calls_counted(skel, skel->bss->exit_hits, 0, "detached fexit", n),
+				 "detach completed"))
+			break;
+		if (!fired)
+			break;
+		faulted++;
+	}
+	ASSERT_GT(faulted, 0, "detaches with a failed allocation");
+	ASSERT_LT(n, FAULT_MAX_NTH, "detach completed without a failure");
+	printf("detach: %d with a failed allocation, completed at allocation %d\n", faulted, n);
+	ASSERT_TRUE(tramps_back_to(before), "trampolines after the detaches");
+	free(before);
+	bpf_link__destroy(plain);
+	bpf_link__destroy(keep);
+	tracing_multi_fault__destroy(skel);
+}
+
+/* kmemleak's report (CONFIG_VARIANT=kmemleak) names none of this series' objects. */
+static void test_kmemleak(void)
+{
+	static const char * const ours[] = {
+		"multi", "bpf_tramp", "bpf_trampoline", "ftrace_direct", "ftrace_hash",
+		"ftrace_set_filter", "bpf_link", "bpf_jit", "bpf_prog_pack",
+	};
+	char *report = NULL, *p;
+	size_t len = 0;
+	int i, leaks = 0;
+	FILE *f;
+
+	if (access(KMEMLEAK, F_OK)) {
+		test__skip();
+		return;
+	}
+	/* two scans: an object must look unreferenced twice to be reported */
+	sleep(1);
+	ASSERT_OK(write_file(KMEMLEAK, "scan"), "kmemleak scan");
+	sleep(6);
+	ASSERT_OK(write_file(KMEMLEAK, "scan"), "kmemleak scan again");
+	f = fopen(KMEMLEAK, "r");
+	if (!ASSERT_OK_PTR(f, "open kmemleak"))
+		return;
+	if (getdelim(&report, &len, '\0', f) < 0) {
+		fclose(f);
+		free(report);
+		printf("kmemleak: no unreferenced object\n");
+		return;
+	}
+	fclose(f);
+	for (p = report; (p = strstr(p, "unreferenced object")); p++)
+		leaks++;
+	for (i = 0; i < ARRAY_SIZE(ours); i++) {
+		if (strstr(report, ours[i])) {
+			printf("kmemleak names %s:\n%s\n", ours[i], report);
+			ASSERT_FAIL("kmemleak reports an object of this series");
+			break;
+		}
+	}
+	printf("kmemleak: %d unreferenced objects, none of this series\n", leaks);
+	free(report);
+}
+
+void test_tracing_multi_fault(void)
+{
+	if (test__start_subtest("attach"))
+		test_attach();
+	if (test__start_subtest("detach"))
+		test_detach();
+	if (test__start_subtest("kmemleak"))
+		test_kmemleak();
+}

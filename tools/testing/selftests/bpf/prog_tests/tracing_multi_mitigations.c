@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shared fexit/fmod_ret.multi trampolines on a host with retpolines and
+ * call depth tracking (make check's CONFIG_VARIANT=mitigations guest): the
+ * trampoline calls the traced function through a register, and that call
+ * must be made as the kernel makes its own, through the retpoline thunk
+ * and counted by call depth tracking. An uncounted call leaves the
+ * function's return uncounted-for: CALL_THUNKS_DEBUG's per-CPU counters
+ * then show one more return than calls per traced call.
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <test_progs.h>
+#include "tracing_multi_common.h"
+#include "tracing_multi_mitigations.skel.h"
+
+#define CALLTHUNKS_CPU0	"/sys/kernel/debug/callthunks/cpu0"
+#define RUNS		2000
+
+static bool file_has(const char *path, const char *text)
+{
+	char buf[256] = {};
+	int fd = open(path, O_RDONLY);
+	bool has;
+
+	if (fd < 0)
+		return false;
+	has = read(fd, buf, sizeof(buf) - 1) > 0 && strstr(buf, text);
+	close(fd);
+	return has;
+}
+
+/* CPU 0's counts of calls and returns (call depth tracking). */
+static int depth_counts(__u64 *calls, __u64 *rets)
+{
+	FILE *f = fopen(CALLTHUNKS_CPU0, "r");
+	int n;
+
+	if (!ASSERT_OK_PTR(f, "open " CALLTHUNKS_CPU0))
+		return -1;
+	n = fscanf(f, "C: %llu R: %llu", calls, rets);
+	fclose(f);
+	return ASSERT_EQ(n, 2, "callthunks counts") ? 0 : -1;
+}
+
+/* Returns minus calls over RUNS test runs of @prog. */
+static long long imbalance(struct bpf_program *prog)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, topts);
+	__u64 c0, r0, c1, r1;
+	int i, fd = bpf_program__fd(prog);
+
+	if (depth_counts(&c0, &r0))
+		return LLONG_MIN;
+	for (i = 0; i < RUNS; i++)
+		bpf_prog_test_run_opts(fd, &topts);
+	if (depth_counts(&c1, &r1))
+		return LLONG_MIN;
+	return (long long)(r1 - r0) - (long long)(c1 - c0);
+}
+
+static void test_kind(struct bpf_program *prog, const char *pattern, __u64 *runs,
+		      const char *name)
+{
+	struct bpf_link *link;
+	long long base, traced;
+
+	base = imbalance(prog);
+	link = bpf_program__attach_tracing_multi(prog, pattern, NULL);
+	if (!ASSERT_OK_PTR(link, "attach"))
+		return;
+	*runs = 0;
+	traced = imbalance(prog);
+	bpf_link__destroy(link);
+	ASSERT_GE(*runs, RUNS, "program runs");
+	printf("%s: returns - calls over %d test runs: %lld without the link, %lld with it (%llu traced calls)\n",
+	       name, RUNS, base, traced, *runs);
+	/* uncounted calls would add one per traced call */
+	ASSERT_LT(llabs(traced - base), *runs / 4, "call depth balanced");
+}
+
+void test_tracing_multi_mitigations(void)
+{
+	struct tracing_multi_mitigations *skel;
+	cpu_set_t cpus;
+
+	if (access(CALLTHUNKS_CPU0, F_OK) ||
+	    !file_has("/sys/devices/system/cpu/vulnerabilities/retbleed", "Stuffing") ||
+	    !file_has("/sys/devices/system/cpu/vulnerabilities/spectre_v2", "Retpolines")) {
+		printf("%s: needs retpolines and call depth tracking (CONFIG_VARIANT=mitigations)\n",
+		       __func__);
+		test__skip();
+		return;
+	}
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	if (!ASSERT_OK(sched_setaffinity(0, sizeof(cpus), &cpus), "pin to CPU 0"))
+		return;
+	skel = tracing_multi_mitigations__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+		goto out;
+	if (test__start_subtest("fexit_multi"))
+		test_kind(skel->progs.mit_exit, "bpf_fentry_test[1-9]", &skel->bss->exit_runs,
+			  "fexit.multi");
+	if (test__start_subtest("fmod_ret_multi"))
+		test_kind(skel->progs.mit_modret, "bpf_modify_return_test",
+			  &skel->bss->modret_runs, "fmod_ret.multi");
+	tracing_multi_mitigations__destroy(skel);
+out:
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	CPU_SET(1, &cpus);
+	sched_setaffinity(0, sizeof(cpus), &cpus);
+}
