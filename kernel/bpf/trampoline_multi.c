@@ -56,6 +56,7 @@
 #include <linux/module.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/smp.h>
 #include <linux/sort.h>
 
 /* The most functions one link takes (as kprobe.multi). */
@@ -147,6 +148,12 @@ static unsigned long self_flagged;
  * them: functions whose multi links call the original get their own image.
  */
 static bool no_shared_call_orig;
+
+/*
+ * Debug switch, <debugfs>/bpf_multi_tidy_hold: while set, multi_tidy()
+ * leaves stale functions where they are, so that tests can look at them.
+ */
+static bool tidy_hold;
 
 static bool shared_call_orig(void)
 {
@@ -750,6 +757,8 @@ static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mu
 out_modify:
 	/* modify_ftrace_direct() back to images that are still there */
 	WARN_ON_ONCE(plans_modify(plans, nr, true, lock_direct_mutex));
+	/* a task may be in an image just abandoned, before its programs */
+	synchronize_rcu_tasks();
 	inflight_plans = NULL;
 	inflight_nr = 0;
 out_plan:
@@ -847,10 +856,47 @@ static int cmp_plan_addr(const void *a, const void *b)
 	return cmp_ptr(&x->tr->func.addr, &y->tr->func.addr);
 }
 
+/* The module of a stale function's address, or NULL (vmlinux). */
+static struct module *stale_module(struct bpf_trampoline *tr)
+{
+	struct module *mod;
+
+	preempt_disable();
+	mod = __module_address((unsigned long)tr->func.addr);
+	preempt_enable();
+	return mod;
+}
+
+/*
+ * @tr stays routed to an image that jumps over a detached program: keep it,
+ * and its module, until multi_tidy() routes it again. Allocates nothing.
+ */
+static void stale_add(struct bpf_trampoline *tr)
+{
+	if (tr->multi_stale)
+		return;
+	refcount_inc(&tr->refcnt);	/* the detaching link still holds one */
+	__module_get(stale_module(tr));
+	tr->multi_stale = true;
+	list_add_tail(&tr->stale_node, &tramp_stale_list);
+	stale_cnt++;
+}
+
+static void stale_del(struct bpf_trampoline *tr)
+{
+	list_del_init(&tr->stale_node);
+	tr->multi_stale = false;
+	stale_cnt--;
+	module_put(stale_module(tr));
+	/* routed now only if links or programs hold it */
+	bpf_trampoline_put(tr);
+}
+
 /*
  * Route the functions on tramp_stale_list again, away from images that jump
- * over detached links, and drop the references that kept them. Tried again
- * later, less and less often, while it fails.
+ * over detached programs, and let them go. All in one reroute; if that
+ * fails, one function at a time, so that one that cannot move keeps no
+ * other. Tried again later, less and less often, while some remain.
  */
 static void multi_tidy(void)
 {
@@ -863,29 +909,33 @@ static void multi_tidy(void)
 	lockdep_assert_held(&tramp_multi_mutex);
 	if (!stale_cnt)
 		return;
+	if (READ_ONCE(tidy_hold)) {
+		schedule_delayed_work(&multi_tidy_work, HZ / 10);
+		return;
+	}
+	/* it frees more than it takes, whoever runs it */
+	detaching = true;
 	plans = kvcalloc(stale_cnt, sizeof(*plans), GFP_KERNEL);
 	if (plans) {
 		list_for_each_entry(tr, &tramp_stale_list, stale_node)
 			plans[n++].tr = tr;
 		sort(plans, n, sizeof(*plans), cmp_plan_addr, NULL);
-		/* it frees more than it takes, whoever runs it */
-		detaching = true;
 		err = multi_reroute(plans, n, true);
-		detaching = was_detaching;
 		kvfree(plans);
 	}
-	if (err) {
+	list_for_each_entry_safe(tr, tmp, &tramp_stale_list, stale_node) {
+		struct multi_plan plan = { .tr = tr };
+
+		if (!err || !multi_reroute(&plan, 1, true))
+			stale_del(tr);
+		cond_resched();
+	}
+	detaching = was_detaching;
+	if (stale_cnt) {
 		schedule_delayed_work(&multi_tidy_work, tidy_delay);
 		tidy_delay = min(tidy_delay * 2, 60UL * HZ);
-		return;
-	}
-	tidy_delay = HZ / 10;
-	list_for_each_entry_safe(tr, tmp, &tramp_stale_list, stale_node) {
-		list_del_init(&tr->stale_node);
-		tr->multi_stale = false;
-		stale_cnt--;
-		/* routed now only if links or programs hold it */
-		bpf_trampoline_put(tr);
+	} else {
+		tidy_delay = HZ / 10;
 	}
 }
 
@@ -894,6 +944,17 @@ static void multi_tidy_workfn(struct work_struct *work)
 	mutex_lock(&tramp_multi_mutex);
 	multi_tidy();
 	mutex_unlock(&tramp_multi_mutex);
+}
+
+/*
+ * After jumping over programs: every CPU has synchronized its instruction
+ * stream (the jumps are what it fetches), and no task is between a NOP it
+ * passed and the end of the program it guards.
+ */
+static void skip_sync(void)
+{
+	kick_all_cpus_sync();
+	synchronize_rcu_tasks();
 }
 
 /* Jump over @link's programs in @s's image; false if it has none. */
@@ -916,8 +977,7 @@ static bool shared_skip_link(struct bpf_tramp_shared *s, struct bpf_tracing_mult
  * Detach @link without allocating, when its reroute failed (no memory, no
  * JIT space): every image running its programs jumps over them from now
  * on, and runs the other links as before. Its functions stay on those
- * images until multi_tidy() moves them; each keeps its trampoline until
- * then, with the reference @link held.
+ * images until multi_tidy() moves them.
  */
 static void multi_link_skip(struct bpf_tracing_multi_link *link)
 {
@@ -925,8 +985,7 @@ static void multi_link_skip(struct bpf_tracing_multi_link *link)
 
 	lockdep_assert_held(&tramp_multi_mutex);
 	for (i = 0; i < link->cnt; i++) {
-		struct bpf_tracing_multi_func *f = &link->funcs[i];
-		struct bpf_trampoline *tr = f->tr;
+		struct bpf_trampoline *tr = link->funcs[i].tr;
 		bool stale;
 
 		if (tr->shared) {
@@ -936,16 +995,38 @@ static void multi_link_skip(struct bpf_tracing_multi_link *link)
 			stale = tr->cur_image &&
 				bpf_tramp_image_skip_link(tr->cur_image, &link->link);
 		}
-		if (stale && !tr->multi_stale) {
-			tr->multi_stale = true;
-			list_add_tail(&tr->stale_node, &tramp_stale_list);
-			stale_cnt++;
-			f->tr = NULL;
-		}
+		if (stale)
+			stale_add(tr);
 		cond_resched();
 	}
-	/* no task is between a NOP it passed and the program's end */
-	synchronize_rcu_tasks();
+	skip_sync();
+}
+
+/**
+ * bpf_tramp_multi_unlink - detach an ordinary program from a multi-managed function
+ * @tr: the function's trampoline, the program already off its lists;
+ *      tramp_multi_mutex and tr->mutex held
+ * @link: the program's link
+ *
+ * Like a multi link's detach, this does not fail: if the function's image
+ * cannot be rebuilt without the program, its own image jumps over it.
+ *
+ * Return: 0, or an errno if the image did not run the program.
+ */
+int bpf_tramp_multi_unlink(struct bpf_trampoline *tr, struct bpf_tramp_link *link)
+{
+	int err;
+
+	lockdep_assert_held(&tramp_multi_mutex);
+	detaching = true;
+	err = bpf_tramp_multi_update(tr, true);
+	detaching = false;
+	if (!err || !tr->cur_image || !bpf_tramp_image_skip_link(tr->cur_image, link))
+		return err;
+	skip_sync();
+	stale_add(tr);
+	schedule_delayed_work(&multi_tidy_work, 0);
+	return 0;
 }
 
 /* Add (or remove) @link's functions to (from) their trampolines. */
@@ -1330,8 +1411,10 @@ static void show_links(struct seq_file *m, struct bpf_tracing_multi_link **links
 /*
  * <debugfs>/bpf_multi_trampolines: every trampoline that runs multi links,
  * one line each, then its functions, one a line:
- *   shared <id> args=<n> funcs=<n> links=<link ids>
- *   own args=<n> progs=<ordinary programs> links=<link ids>
+ *   shared <id>[ dead] args=<n> funcs=<n> links=<link ids>
+ *   own[ stale] args=<n> progs=<ordinary programs> links=<link ids>
+ * "dead": jumps over a detached link's programs (multi_link_skip());
+ * "stale": the function waits for multi_tidy().
  */
 static int multi_tramps_show(struct seq_file *m, void *v)
 {
@@ -1341,15 +1424,15 @@ static int multi_tramps_show(struct seq_file *m, void *v)
 
 	mutex_lock(&tramp_multi_mutex);
 	list_for_each_entry(s, &tramp_shared_list, list) {
-		seq_printf(m, "shared %llu args=%u funcs=%u links=", s->id, s->nr_args,
-			   s->nr_funcs);
+		seq_printf(m, "shared %llu%s args=%u funcs=%u links=", s->id,
+			   s->dead ? " dead" : "", s->nr_args, s->nr_funcs);
 		show_links(m, s->links, s->nr_links);
 		list_for_each_entry(tr, &s->funcs, shared_node)
 			seq_printf(m, "\t%ps\n", tr->func.addr);
 	}
 	list_for_each_entry(tr, &tramp_own_list, shared_node) {
-		seq_printf(m, "own args=%u progs=%d links=", tr->func.model.nr_args,
-			   tr_ordinary_cnt(tr));
+		seq_printf(m, "own%s args=%u progs=%d links=", tr->multi_stale ? " stale" : "",
+			   tr->func.model.nr_args, tr_ordinary_cnt(tr));
 		show_links(m, links, tr_links(tr, links));
 		seq_printf(m, "\t%ps\n", tr->func.addr);
 	}
@@ -1362,6 +1445,7 @@ static int __init tramp_multi_debugfs_init(void)
 {
 	debugfs_create_file("bpf_multi_trampolines", 0400, NULL, NULL, &multi_tramps_fops);
 	debugfs_create_bool("bpf_multi_no_shared_call_orig", 0600, NULL, &no_shared_call_orig);
+	debugfs_create_bool("bpf_multi_tidy_hold", 0600, NULL, &tidy_hold);
 	return 0;
 }
 late_initcall(tramp_multi_debugfs_init);

@@ -48,4 +48,54 @@ size_t tracing_multi_drop_refused(struct bpf_program *prog, __u32 *ids, char **n
 				  size_t lo, size_t hi, bool *refused);
 void tracing_multi_mark(const char *fmt, ...);
 
+/* Fault injection and debug switches the hardening tests share. */
+static inline int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY), n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n == strlen(val) ? 0 : -EIO;
+}
+
+/*
+ * Every allocation of this task fails while make-it-fail is 1: failslab
+ * and fail_page_alloc with probability 100 for the tasks that ask.
+ */
+static inline int fault_all_set(bool on)
+{
+	static const char * const attrs[] = { "failslab", "fail_page_alloc" };
+	static int mif_fd = -1;
+	char path[128];
+	int i, err = 0;
+
+	if (mif_fd < 0)
+		mif_fd = open("/proc/thread-self/make-it-fail", O_RDWR);
+	if (!ASSERT_GE(mif_fd, 0, "open make-it-fail"))
+		return -1;
+	if (!on && pwrite(mif_fd, "0", 1, 0) != 1)
+		err = -errno;
+	for (i = 0; i < ARRAY_SIZE(attrs) && !err; i++) {
+		snprintf(path, sizeof(path), "/sys/kernel/debug/%s/task-filter", attrs[i]);
+		err = write_file(path, on ? "Y" : "N");
+		snprintf(path, sizeof(path), "/sys/kernel/debug/%s/times", attrs[i]);
+		err = err ?: write_file(path, "-1");
+		snprintf(path, sizeof(path), "/sys/kernel/debug/%s/probability", attrs[i]);
+		err = err ?: write_file(path, on ? "100" : "0");
+	}
+	/* last: from here on this task's allocations fail */
+	if (on && !err && pwrite(mif_fd, "1", 1, 0) != 1)
+		err = -errno;
+	return ASSERT_OK(err, on ? "every allocation fails" : "allocations work") ? 0 : -1;
+}
+
+/* <debugfs>/bpf_multi_tidy_hold: stale functions stay until released. */
+static inline int tidy_hold(bool on)
+{
+	return ASSERT_OK(write_file("/sys/kernel/debug/bpf_multi_tidy_hold", on ? "1" : "0"),
+			 "bpf_multi_tidy_hold") ? 0 : -1;
+}
+
 #endif

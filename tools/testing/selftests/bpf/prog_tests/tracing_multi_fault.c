@@ -11,7 +11,12 @@
  * - Every detach completes: the program no longer runs, the others still
  *   do, and once the kernel has tidied up, its trampolines are those of
  *   before.
- * - With kmemleak (CONFIG_VARIANT=kmemleak), nothing of this leaks.
+ * - The same for the detach of an ordinary program on a function that
+ *   has multi links.
+ * - A detach in which every allocation fails completes too; the images it
+ *   leaves are tidied up later, and the trampolines return to those of
+ *   before.
+ * - With kmemleak (CONFIG_VARIANT=kasan), nothing of this leaks.
  *
  * An ordinary fentry program on bpf_fentry_test2 gives that function an
  * image of its own, and a multi link attached first is moved between
@@ -28,17 +33,6 @@
 #define KMEMLEAK	"/sys/kernel/debug/kmemleak"
 
 static int nth_fd = -1;
-
-static int write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY), n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n == strlen(val) ? 0 : -EIO;
-}
 
 /*
  * Only this task's fail-nth makes allocations fail, any size, sleeping
@@ -327,7 +321,99 @@ static void test_detach(void)
 	tracing_multi_fault__destroy(skel);
 }
 
-/* kmemleak's report (CONFIG_VARIANT=kmemleak) names none of this series' objects. */
+/*
+ * The detach of an ordinary fentry program on a function that has a multi
+ * link (its image runs both) with its 1st, 2nd, ... allocation failing.
+ */
+static void test_detach_ordinary(void)
+{
+	struct bpf_link *keep = NULL, *plain = NULL;
+	struct tracing_multi_fault *skel;
+	__u32 ids[NR_FUNCS];
+	int n, faulted = 0;
+	char *before;
+	bool fired;
+
+	skel = fault_prepare(ids, &keep, &plain);
+	if (!skel)
+		return;
+	bpf_link__destroy(plain);
+	before = tramps_snapshot();
+	for (n = 1; before && n <= FAULT_MAX_NTH; n++) {
+		plain = bpf_program__attach(skel->progs.fi_plain);
+		if (!ASSERT_OK_PTR(plain, "attach plain"))
+			break;
+		fault_arm(n);
+		bpf_link__destroy(plain);	/* close() */
+		fired = fault_fired();
+		reset_counts(skel);
+		test_run(skel->progs.fi_plain);
+		if (!ASSERT_EQ(skel->bss->plain_hits, 0, "ordinary program detached") ||
+		    !ASSERT_EQ(skel->bss->keep_hits[2], 1, "multi link still runs")) {
+			printf("allocation %d failed\n", n);
+			break;
+		}
+		if (!fired)
+			break;
+		faulted++;
+	}
+	ASSERT_GT(faulted, 0, "detaches with a failed allocation");
+	ASSERT_LT(n, FAULT_MAX_NTH, "detach completed without a failure");
+	printf("detach_ordinary: %d with a failed allocation, completed at allocation %d\n",
+	       faulted, n);
+	ASSERT_TRUE(tramps_back_to(before), "trampolines after the detaches");
+	free(before);
+	bpf_link__destroy(keep);
+	tracing_multi_fault__destroy(skel);
+}
+
+/*
+ * A detach in which every allocation fails: the link's programs are
+ * jumped over where they are (debugfs says "dead" or "stale"), the
+ * program stops at once, and the kernel routes the functions again later.
+ */
+static void test_detach_deferred(void)
+{
+	struct bpf_link *keep = NULL, *plain = NULL;
+	struct tracing_multi_fault *skel;
+	char *before, *now = NULL;
+	__u32 ids[NR_FUNCS];
+	int fd;
+
+	skel = fault_prepare(ids, &keep, &plain);
+	if (!skel)
+		return;
+	before = tramps_snapshot();
+	fd = link_fexit_multi(skel, ids);
+	if (!before || !ASSERT_GE(fd, 0, "attach") ||
+	    !calls_counted(skel, skel->bss->exit_hits, 1, "attached fexit", 0))
+		goto out;
+	if (tidy_hold(true) || fault_all_set(true))
+		goto out;
+	close(fd);
+	fd = -1;
+	fault_all_set(false);
+	ASSERT_TRUE(calls_counted(skel, skel->bss->exit_hits, 0, "detached fexit", 0),
+		    "detached without memory");
+	now = tramps_snapshot();
+	ASSERT_TRUE(now && (strstr(now, "dead args=") || strstr(now, "own stale ")),
+		    "images jump over the detached link until tidied");
+	tidy_hold(false);
+	ASSERT_TRUE(tramps_back_to(before), "tidied: trampolines as before");
+	ASSERT_TRUE(calls_counted(skel, skel->bss->exit_hits, 0, "tidied fexit", 0),
+		    "calls after the tidy");
+out:
+	tidy_hold(false);
+	if (fd >= 0)
+		close(fd);
+	free(now);
+	free(before);
+	bpf_link__destroy(plain);
+	bpf_link__destroy(keep);
+	tracing_multi_fault__destroy(skel);
+}
+
+/* kmemleak's report (CONFIG_VARIANT=kasan) names none of this series' objects. */
 static void test_kmemleak(void)
 {
 	static const char * const ours[] = {
@@ -377,6 +463,10 @@ void test_tracing_multi_fault(void)
 		test_attach();
 	if (test__start_subtest("detach"))
 		test_detach();
+	if (test__start_subtest("detach_ordinary"))
+		test_detach_ordinary();
+	if (test__start_subtest("detach_deferred"))
+		test_detach_deferred();
 	if (test__start_subtest("kmemleak"))
 		test_kmemleak();
 }

@@ -368,6 +368,37 @@ struct lp_state {
 	struct bpf_link *ord;	/* ordinary fexit on bpf_testmod_lp_target */
 };
 
+/* The livepatch programs loaded, with the ids and addresses they check. */
+static int lp_setup(struct lp_state *st, struct btf **vmlinux, struct btf **btf)
+{
+	unsigned long long addr;
+	int id;
+
+	*vmlinux = btf__load_vmlinux_btf();
+	if (!ASSERT_OK_PTR(*vmlinux, "vmlinux btf"))
+		return -1;
+	st->btf_fd = testmod_btf(*vmlinux, btf);
+	if (!ASSERT_GE(st->btf_fd, 0, "bpf_testmod btf"))
+		return -1;
+	id = btf__find_by_name_kind(*btf, "bpf_testmod_lp_target", BTF_KIND_FUNC);
+	st->ids[0] = id > 0 ? id : 0;
+	id = btf__find_by_name_kind(*btf, "bpf_testmod_fentry_test1", BTF_KIND_FUNC);
+	st->ids[1] = id > 0 ? id : 0;
+	if (!ASSERT_NEQ(st->ids[0], 0, "bpf_testmod_lp_target id") ||
+	    !ASSERT_NEQ(st->ids[1], 0, "bpf_testmod_fentry_test1 id"))
+		return -1;
+	st->skel = tracing_multi_livepatch__open();
+	if (!ASSERT_OK_PTR(st->skel, "open"))
+		return -1;
+	if (!ASSERT_OK(kallsyms_find("bpf_testmod_lp_target", &addr), "ksym lp_target"))
+		return -1;
+	st->skel->rodata->lp_addr = addr;
+	if (!ASSERT_OK(kallsyms_find("bpf_testmod_fentry_test1", &addr), "ksym fentry_test1"))
+		return -1;
+	st->skel->rodata->t1_addr = addr;
+	return ASSERT_OK(tracing_multi_livepatch__load(st->skel), "load") ? 0 : -1;
+}
+
 static int lp_attach_multi(struct lp_state *st, struct bpf_program *prog)
 {
 	LIBBPF_OPTS(bpf_link_create_opts, opts);
@@ -457,39 +488,13 @@ static void test_livepatch(void)
 {
 	struct lp_state st = { .entry_fd = -1, .exit_fd = -1, .btf_fd = -1 };
 	struct btf *vmlinux = NULL, *btf = NULL;
-	unsigned long long addr;
 	bool patched = false;
-	int id;
 
 	if (access("/sys/kernel/livepatch", F_OK) || access(LP_NAME ".ko", F_OK)) {
 		test__skip();	/* no CONFIG_LIVEPATCH (arm64 in 6.12) */
 		return;
 	}
-	vmlinux = btf__load_vmlinux_btf();
-	if (!ASSERT_OK_PTR(vmlinux, "vmlinux btf"))
-		return;
-	st.btf_fd = testmod_btf(vmlinux, &btf);
-	if (!ASSERT_GE(st.btf_fd, 0, "bpf_testmod btf"))
-		goto out;
-	id = btf__find_by_name_kind(btf, "bpf_testmod_lp_target", BTF_KIND_FUNC);
-	if (!ASSERT_GT(id, 0, "bpf_testmod_lp_target id"))
-		goto out;
-	st.ids[0] = id;
-	id = btf__find_by_name_kind(btf, "bpf_testmod_fentry_test1", BTF_KIND_FUNC);
-	if (!ASSERT_GT(id, 0, "bpf_testmod_fentry_test1 id"))
-		goto out;
-	st.ids[1] = id;
-
-	st.skel = tracing_multi_livepatch__open();
-	if (!ASSERT_OK_PTR(st.skel, "open"))
-		goto out;
-	if (!ASSERT_OK(kallsyms_find("bpf_testmod_lp_target", &addr), "ksym lp_target"))
-		goto out;
-	st.skel->rodata->lp_addr = addr;
-	if (!ASSERT_OK(kallsyms_find("bpf_testmod_fentry_test1", &addr), "ksym fentry_test1"))
-		goto out;
-	st.skel->rodata->t1_addr = addr;
-	if (!ASSERT_OK(tracing_multi_livepatch__load(st.skel), "load"))
+	if (lp_setup(&st, &vmlinux, &btf))
 		goto out;
 
 	/* A: the patch comes under an ordinary program and multi links
@@ -564,6 +569,72 @@ out:
 	lp_close(&st.entry_fd);
 	lp_close(&st.exit_fd);
 	bpf_link__destroy(st.ord);
+	if (patched)
+		ASSERT_OK(lp_disable(), "disable live patch at the end");
+	tracing_multi_livepatch__destroy(st.skel);
+	if (st.btf_fd >= 0)
+		close(st.btf_fd);
+	btf__free(btf);
+	btf__free(vmlinux);
+}
+
+/*
+ * A live patch goes while the function it patched waits to be tidied: its
+ * fexit.multi link was detached without memory, so its own image (the
+ * function has an IPMODIFY user) jumps over the link's program and the
+ * function is stale (debugfs bpf_multi_tidy_hold keeps it so). ftrace
+ * tells the trampoline with direct_mutex held; it must reroute the
+ * function as one with multi links, not take the ordinary path, which
+ * would take direct_mutex again.
+ */
+static void test_livepatch_stale(void)
+{
+	struct lp_state st = { .entry_fd = -1, .exit_fd = -1, .btf_fd = -1 };
+	struct btf *vmlinux = NULL, *btf = NULL;
+	bool patched = false;
+	char *now = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (access("/sys/kernel/livepatch", F_OK) || access(LP_NAME ".ko", F_OK)) {
+		test__skip();
+		return;
+	}
+	if (lp_setup(&st, &vmlinux, &btf))
+		goto out;
+
+	if (!ASSERT_OK(lp_enable(), "enable live patch"))
+		goto out;
+	patched = true;
+	st.exit_fd = lp_attach_multi(&st, st.skel->progs.lp_exit);
+	if (!ASSERT_GE(st.exit_fd, 0, "attach fexit.multi"))
+		goto out;
+	lp_check(&st, "patched, fexit.multi", true);
+
+	if (tidy_hold(true) || fault_all_set(true))
+		goto out;
+	lp_close(&st.exit_fd);
+	fault_all_set(false);
+	lp_check(&st, "detached without memory", true);
+	f = fopen("/sys/kernel/debug/bpf_multi_trampolines", "r");
+	if (ASSERT_OK_PTR(f, "open bpf_multi_trampolines")) {
+		ASSERT_TRUE(getdelim(&now, &len, '\0', f) > 0 && strstr(now, "own stale "),
+			    "the patched function is stale");
+		fclose(f);
+	}
+
+	if (!ASSERT_OK(lp_disable(), "disable live patch under a stale function"))
+		goto out;
+	patched = false;
+	lp_check(&st, "patch disabled", false);
+	tidy_hold(false);
+	/* the tidy has nothing left to do once the work ran */
+	usleep(500 * 1000);
+	lp_check(&st, "tidied", false);
+out:
+	tidy_hold(false);
+	free(now);
+	lp_close(&st.exit_fd);
 	if (patched)
 		ASSERT_OK(lp_disable(), "disable live patch at the end");
 	tracing_multi_livepatch__destroy(st.skel);
@@ -740,36 +811,14 @@ void test_tracing_multi_lp_race(void)
 	struct btf *vmlinux = NULL, *btf = NULL;
 	pthread_t threads[ARRAY_SIZE(fns)];
 	struct lp_race r = { .st = &st };
-	unsigned long long addr;
 	const char *env = getenv("TRACING_MULTI_RACE_SECS");
-	int i, n = 0, secs = env ? atoi(env) : 20, id;
+	int i, n = 0, secs = env ? atoi(env) : 20;
 
 	if (access("/sys/kernel/livepatch", F_OK) || access(LP_NAME ".ko", F_OK)) {
 		test__skip();
 		return;
 	}
-	vmlinux = btf__load_vmlinux_btf();
-	if (!ASSERT_OK_PTR(vmlinux, "vmlinux btf"))
-		return;
-	st.btf_fd = testmod_btf(vmlinux, &btf);
-	if (!ASSERT_GE(st.btf_fd, 0, "bpf_testmod btf"))
-		goto out;
-	id = btf__find_by_name_kind(btf, "bpf_testmod_lp_target", BTF_KIND_FUNC);
-	st.ids[0] = id > 0 ? id : 0;
-	id = btf__find_by_name_kind(btf, "bpf_testmod_fentry_test1", BTF_KIND_FUNC);
-	st.ids[1] = id > 0 ? id : 0;
-	if (!ASSERT_NEQ(st.ids[0], 0, "ids") || !ASSERT_NEQ(st.ids[1], 0, "ids"))
-		goto out;
-	st.skel = tracing_multi_livepatch__open();
-	if (!ASSERT_OK_PTR(st.skel, "open"))
-		goto out;
-	if (!ASSERT_OK(kallsyms_find("bpf_testmod_lp_target", &addr), "ksym lp_target"))
-		goto out;
-	st.skel->rodata->lp_addr = addr;
-	if (!ASSERT_OK(kallsyms_find("bpf_testmod_fentry_test1", &addr), "ksym fentry_test1"))
-		goto out;
-	st.skel->rodata->t1_addr = addr;
-	if (!ASSERT_OK(tracing_multi_livepatch__load(st.skel), "load"))
+	if (lp_setup(&st, &vmlinux, &btf))
 		goto out;
 
 	for (n = 0; n < ARRAY_SIZE(fns); n++)
@@ -817,4 +866,6 @@ void test_tracing_multi_hardening(void)
 		test_unprivileged_close();
 	if (test__start_subtest("livepatch"))
 		test_livepatch();
+	if (test__start_subtest("livepatch_stale"))
+		test_livepatch_stale();
 }
