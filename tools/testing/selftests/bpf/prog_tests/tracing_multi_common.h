@@ -77,13 +77,16 @@ static inline int fault_all_set(bool on)
 		return -1;
 	if (!on && pwrite(mif_fd, "0", 1, 0) != 1)
 		err = -errno;
+	/* never probability 100 without the task filter: every task would fail */
 	for (i = 0; i < ARRAY_SIZE(attrs) && !err; i++) {
-		snprintf(path, sizeof(path), "/sys/kernel/debug/%s/task-filter", attrs[i]);
-		err = write_file(path, on ? "Y" : "N");
+		snprintf(path, sizeof(path), "/sys/kernel/debug/%s/%s", attrs[i],
+			 on ? "task-filter" : "probability");
+		err = write_file(path, on ? "Y" : "0");
 		snprintf(path, sizeof(path), "/sys/kernel/debug/%s/times", attrs[i]);
 		err = err ?: write_file(path, "-1");
-		snprintf(path, sizeof(path), "/sys/kernel/debug/%s/probability", attrs[i]);
-		err = err ?: write_file(path, on ? "100" : "0");
+		snprintf(path, sizeof(path), "/sys/kernel/debug/%s/%s", attrs[i],
+			 on ? "probability" : "task-filter");
+		err = err ?: write_file(path, on ? "100" : "N");
 	}
 	/* last: from here on this task's allocations fail */
 	if (on && !err && pwrite(mif_fd, "1", 1, 0) != 1)
