@@ -102,7 +102,8 @@ static char *tramps_snapshot(void)
 	while (getline(&line, &len, f) > 0) {
 		char *text = line, *block;
 
-		if (!strncmp(line, "shared ", 7) && (id_end = strchr(line + 7, ' ')))
+		id_end = strchr(line + 7, ' ');
+		if (!strncmp(line, "shared ", 7) && id_end)
 			text = id_end + 1;
 		if (line[0] == '\t' && nr) {
 			block = blocks[nr - 1];
@@ -173,8 +174,9 @@ static bool calls_counted(struct tracing_multi_fault *skel, __u64 *hits, __u64 w
 	test_run(skel->progs.fi_plain);
 	for (i = 1; i <= FAULT_FUNCS; i++) {
 		if (skel->bss->keep_hits[i] != 1 || hits[i] != want) {
-			printf("%s, allocation %d failed: bpf_fentry_test%d: keep %llu, %s %llu (want %llu)\n",
-			       what, nth, i, skel->bss->keep_hits[i], what, hits[i], want);
+			printf("%s, allocation %d failed: bpf_fentry_test%d: ", what, nth, i);
+			printf("keep %llu, %s %llu (want %llu)\n", skel->bss->keep_hits[i], what,
+			       hits[i], want);
 			return false;
 		}
 	}

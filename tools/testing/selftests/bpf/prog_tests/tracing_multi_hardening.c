@@ -646,7 +646,7 @@ out:
 
 struct lp_race {
 	struct lp_state *st;
-	volatile bool stop;
+	bool stop;		/* READ_ONCE/WRITE_ONCE: threads poll it */
 	long enables, enable_fails, disables, multi_ops, ord_ops, reads;
 	long failed_attaches, faulted_detaches;
 	int err;
@@ -659,7 +659,7 @@ static void race_fail(struct lp_race *r, const char *what, int err)
 		r->err = err ? err : -EINVAL;
 		r->err_what = what;
 	}
-	r->stop = true;
+	WRITE_ONCE(r->stop, true);
 }
 
 /* load_module(), with the errno of a refused klp_enable_patch() */
@@ -680,7 +680,7 @@ static void *race_livepatch(void *arg)
 	struct lp_race *r = arg;
 	int err;
 
-	while (!r->stop) {
+	while (!READ_ONCE(r->stop)) {
 		err = lp_load();
 		if (err) {
 			/* refused while an update runs: a clean failure */
@@ -738,7 +738,7 @@ static void *race_multi(void *arg)
 	unsigned int seed = getpid();
 	struct lp_race *r = arg;
 
-	while (!r->stop) {
+	while (!READ_ONCE(r->stop)) {
 		race_fault(nth_fd, 1 + rand_r(&seed) % 200);
 		entry = lp_attach_multi(r->st, r->st->skel->progs.lp_entry);
 		if (race_fault(nth_fd, 0) && entry == -ENOMEM)
@@ -764,7 +764,7 @@ static void *race_ordinary(void *arg)
 	struct lp_race *r = arg;
 	struct bpf_link *link;
 
-	while (!r->stop) {
+	while (!READ_ONCE(r->stop)) {
 		link = bpf_program__attach(r->st->skel->progs.lp_ord_exit);
 		if (!link) {
 			race_fail(r, "attach ordinary", -errno);
@@ -783,7 +783,7 @@ static void *race_calls(void *arg)
 	char c;
 	int fd;
 
-	while (!r->stop) {
+	while (!READ_ONCE(r->stop)) {
 		fd = open(BPF_TESTMOD_TEST_FILE, O_RDONLY);
 		if (fd < 0) {
 			race_fail(r, "open testmod file", -errno);
@@ -796,6 +796,10 @@ static void *race_calls(void *arg)
 	return NULL;
 }
 
+static void *(*const race_fns[])(void *) = {
+	race_livepatch, race_multi, race_ordinary, race_calls,
+};
+
 /*
  * Soak, for make stress: the live patch enabled and disabled while multi
  * links (one allocation of each attach and detach failing, at random) and
@@ -807,9 +811,8 @@ static void *race_calls(void *arg)
 void test_tracing_multi_lp_race(void)
 {
 	struct lp_state st = { .entry_fd = -1, .exit_fd = -1, .btf_fd = -1 };
-	void *(*fns[])(void *) = { race_livepatch, race_multi, race_ordinary, race_calls };
 	struct btf *vmlinux = NULL, *btf = NULL;
-	pthread_t threads[ARRAY_SIZE(fns)];
+	pthread_t threads[ARRAY_SIZE(race_fns)];
 	struct lp_race r = { .st = &st };
 	const char *env = getenv("TRACING_MULTI_RACE_SECS");
 	int i, n = 0, secs = env ? atoi(env) : 20;
@@ -821,20 +824,22 @@ void test_tracing_multi_lp_race(void)
 	if (lp_setup(&st, &vmlinux, &btf))
 		goto out;
 
-	for (n = 0; n < ARRAY_SIZE(fns); n++)
-		if (!ASSERT_OK(pthread_create(&threads[n], NULL, fns[n], &r), "pthread_create"))
+	for (n = 0; n < ARRAY_SIZE(race_fns); n++)
+		if (!ASSERT_OK(pthread_create(&threads[n], NULL, race_fns[n], &r), "thread"))
 			break;
-	for (i = 0; i < secs * 10 && !r.stop; i++)
+	for (i = 0; i < secs * 10 && !READ_ONCE(r.stop); i++)
 		usleep(100 * 1000);
-	r.stop = true;
+	WRITE_ONCE(r.stop, true);
 	for (i = 0; i < n; i++)
 		pthread_join(threads[i], NULL);
 	if (!access(LP_SYSFS, F_OK))
 		ASSERT_OK(lp_disable(), "disable live patch at the end");
 
-	printf("lp_race: %ds: live patch enabled %ld, refused %ld, disabled %ld; multi attach+detach %ld (attaches failed by fault injection %ld, detaches with a failed allocation %ld), ordinary %ld; reads %ld, calls checked %llu\n",
-	       secs, r.enables, r.enable_fails, r.disables, r.multi_ops, r.failed_attaches,
-	       r.faulted_detaches, r.ord_ops, r.reads,
+	printf("lp_race: %ds: live patch enabled %ld, refused %ld, disabled %ld;", secs,
+	       r.enables, r.enable_fails, r.disables);
+	printf(" multi attach+detach %ld (%ld attaches failed, %ld detaches faulted);",
+	       r.multi_ops, r.failed_attaches, r.faulted_detaches);
+	printf(" ordinary %ld; reads %ld, calls checked %llu\n", r.ord_ops, r.reads,
 	       (unsigned long long)st.skel->bss->race_calls);
 	if (!ASSERT_OK(r.err, r.err_what ? r.err_what : "no error"))
 		goto out;

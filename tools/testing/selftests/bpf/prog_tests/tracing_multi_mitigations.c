@@ -91,7 +91,7 @@ static void test_kind(struct bpf_program *multi, const char *pattern, __u64 *mul
 	double m = depth_per_call(multi, pattern, multi_runs);
 	double o = depth_per_call(ord, NULL, ord_runs);
 
-	printf("%s: returns - calls per traced call: multi %.3f, ordinary %.3f (%d test runs each)\n",
+	printf("%s: returns - calls per traced call: multi %.3f, ordinary %.3f (%d runs each)\n",
 	       name, m, o, RUNS);
 	/* an uncounted call would make it one more */
 	ASSERT_TRUE(m - o < 0.25 && o - m < 0.25, "multi counts calls as ordinary trampolines do");
@@ -105,8 +105,7 @@ void test_tracing_multi_mitigations(void)
 	if (access(CALLTHUNKS_CPU0, F_OK) ||
 	    !file_has("/sys/devices/system/cpu/vulnerabilities/retbleed", "Stuffing") ||
 	    !file_has("/sys/devices/system/cpu/vulnerabilities/spectre_v2", "Retpolines")) {
-		printf("%s: needs retpolines and call depth tracking (CONFIG_VARIANT=mitigations)\n",
-		       __func__);
+		printf("%s: needs retpolines and call depth tracking\n", __func__);
 		test__skip();
 		return;
 	}
