@@ -214,6 +214,17 @@ static struct tracing_multi_fault *fault_prepare(__u32 *ids, struct bpf_link **k
 	return skel;
 }
 
+/* The trampolines back to @before (the kernel may tidy them later), then free. */
+static void fault_finish(struct tracing_multi_fault *skel, struct bpf_link *keep,
+			 struct bpf_link *plain, char *before)
+{
+	ASSERT_TRUE(before && tramps_back_to(before), "trampolines as before");
+	free(before);
+	bpf_link__destroy(plain);
+	bpf_link__destroy(keep);
+	tracing_multi_fault__destroy(skel);
+}
+
 static int link_fexit_multi(struct tracing_multi_fault *skel, __u32 *ids)
 {
 	LIBBPF_OPTS(bpf_link_create_opts, opts);
@@ -273,11 +284,7 @@ static void test_attach(void)
 	ASSERT_GT(failed, 0, "attaches failed");
 	ASSERT_LT(n, FAULT_MAX_NTH, "attach completed");
 	printf("attach: %d failed (1 allocation each), completed at allocation %d\n", failed, n);
-	ASSERT_TRUE(tramps_back_to(before), "trampolines after the attaches");
-	free(before);
-	bpf_link__destroy(plain);
-	bpf_link__destroy(keep);
-	tracing_multi_fault__destroy(skel);
+	fault_finish(skel, keep, plain, before);
 }
 
 /*
@@ -316,11 +323,7 @@ static void test_detach(void)
 	ASSERT_GT(faulted, 0, "detaches with a failed allocation");
 	ASSERT_LT(n, FAULT_MAX_NTH, "detach completed without a failure");
 	printf("detach: %d with a failed allocation, completed at allocation %d\n", faulted, n);
-	ASSERT_TRUE(tramps_back_to(before), "trampolines after the detaches");
-	free(before);
-	bpf_link__destroy(plain);
-	bpf_link__destroy(keep);
-	tracing_multi_fault__destroy(skel);
+	fault_finish(skel, keep, plain, before);
 }
 
 /*
@@ -363,10 +366,7 @@ static void test_detach_ordinary(void)
 	ASSERT_LT(n, FAULT_MAX_NTH, "detach completed without a failure");
 	printf("detach_ordinary: %d with a failed allocation, completed at allocation %d\n",
 	       faulted, n);
-	ASSERT_TRUE(tramps_back_to(before), "trampolines after the detaches");
-	free(before);
-	bpf_link__destroy(keep);
-	tracing_multi_fault__destroy(skel);
+	fault_finish(skel, keep, NULL, before);
 }
 
 /*

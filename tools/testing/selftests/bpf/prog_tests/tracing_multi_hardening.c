@@ -418,6 +418,22 @@ static void lp_close(int *fd)
 	*fd = -1;
 }
 
+/* What lp_setup() and a test made: links closed, the patch gone, freed. */
+static void lp_teardown(struct lp_state *st, struct btf *vmlinux, struct btf *btf,
+			bool patched)
+{
+	lp_close(&st->entry_fd);
+	lp_close(&st->exit_fd);
+	bpf_link__destroy(st->ord);
+	if (patched)
+		ASSERT_OK(lp_disable(), "disable live patch at the end");
+	tracing_multi_livepatch__destroy(st->skel);
+	if (st->btf_fd >= 0)
+		close(st->btf_fd);
+	btf__free(btf);
+	btf__free(vmlinux);
+}
+
 /*
  * Call both functions once (bpf_testmod_lp_target(5)) and check what every
  * attached program saw: the patched or the original return value, the
@@ -566,16 +582,7 @@ static void test_livepatch(void)
 	lp_close(&st.exit_fd);
 	lp_check(&st, "all detached", true);
 out:
-	lp_close(&st.entry_fd);
-	lp_close(&st.exit_fd);
-	bpf_link__destroy(st.ord);
-	if (patched)
-		ASSERT_OK(lp_disable(), "disable live patch at the end");
-	tracing_multi_livepatch__destroy(st.skel);
-	if (st.btf_fd >= 0)
-		close(st.btf_fd);
-	btf__free(btf);
-	btf__free(vmlinux);
+	lp_teardown(&st, vmlinux, btf, patched);
 }
 
 /*
@@ -634,14 +641,7 @@ static void test_livepatch_stale(void)
 out:
 	tidy_hold(false);
 	free(now);
-	lp_close(&st.exit_fd);
-	if (patched)
-		ASSERT_OK(lp_disable(), "disable live patch at the end");
-	tracing_multi_livepatch__destroy(st.skel);
-	if (st.btf_fd >= 0)
-		close(st.btf_fd);
-	btf__free(btf);
-	btf__free(vmlinux);
+	lp_teardown(&st, vmlinux, btf, patched);
 }
 
 struct lp_race {
@@ -848,11 +848,7 @@ void test_tracing_multi_lp_race(void)
 	ASSERT_EQ(st.skel->bss->bad_ip, 0, "IP of another function");
 	ASSERT_GT(r.enables, 0, "live patch enabled at least once");
 out:
-	tracing_multi_livepatch__destroy(st.skel);
-	if (st.btf_fd >= 0)
-		close(st.btf_fd);
-	btf__free(btf);
-	btf__free(vmlinux);
+	lp_teardown(&st, vmlinux, btf, false);
 }
 
 void test_tracing_multi_hardening(void)
