@@ -28,6 +28,12 @@ T0=$(now_s)
 [ -d "$TREE/.git" ] || "$HARNESS/tree.sh"
 log "base: $BASE_PKG $(base_version); arches: ${arches[*]}"
 tot_pass=0; tot_fail=0; tot_skip=0; summary=()
+# UAPI numbers and layouts against upstream's header (vendored libbpf).
+if "$HARNESS/uapi-check.sh"; then
+	summary+=("uapi-check: ok")
+else
+	summary+=("uapi-check: include/uapi/linux/bpf.h differs from upstream 7.2's"); tot_fail=$((tot_fail + 1))
+fi
 for run in "${runs[@]}"; do
 	a=${run%%:*}
 	export CONFIG_VARIANT=${run#*:}

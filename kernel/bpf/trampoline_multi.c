@@ -83,7 +83,8 @@ struct bpf_tracing_multi_link {
 	struct btf *btf;
 	struct module *mod;
 	u32 cnt;
-	struct bpf_tracing_multi_func *funcs;
+	struct bpf_tracing_multi_func *funcs;	/* sorted by addr */
+	u32 *by_id;			/* funcs[] indexes, in BTF id order */
 };
 
 struct bpf_tramp_shared {
@@ -1107,6 +1108,7 @@ static void bpf_tracing_multi_link_dealloc(struct bpf_link *l)
 		container_of(l, struct bpf_tracing_multi_link, link.link);
 
 	kvfree(link->funcs);
+	kvfree(link->by_id);
 	module_put(link->mod);
 	btf_put(link->btf);
 	kfree(link);
@@ -1122,28 +1124,11 @@ static void bpf_tracing_multi_link_show_fdinfo(const struct bpf_link *l,
 		   link->attach_type, link->cnt);
 }
 
-static int copy_u64s_to_user(u64 __user *ubuf, u32 ucount, u32 cnt,
-			     struct bpf_tracing_multi_link *link, int what)
-{
-	u32 i;
-	u64 v;
-
-	if (!ubuf)
-		return 0;
-	for (i = 0; i < min(ucount, cnt); i++) {
-		if (what == 0)
-			v = link->funcs[i].addr;
-		else if (what == 1)
-			v = link->funcs[i].cookie;
-		else
-			v = link->funcs[i].btf_id;
-		if (what == 2 ? put_user((u32)v, (u32 __user *)ubuf + i) :
-				put_user(v, ubuf + i))
-			return -EFAULT;
-	}
-	return 0;
-}
-
+/*
+ * As upstream: ids in ascending order, addrs and cookies in the same order;
+ * an array with count 0 is -EINVAL, a count smaller than the link's fills
+ * that many and is -ENOSPC. Addresses read 0 without kallsyms_show_value().
+ */
 static int bpf_tracing_multi_link_fill_link_info(const struct bpf_link *l,
 						 struct bpf_link_info *info)
 {
@@ -1151,8 +1136,9 @@ static int bpf_tracing_multi_link_fill_link_info(const struct bpf_link *l,
 		container_of(l, struct bpf_tracing_multi_link, link.link);
 	u64 __user *uaddrs = u64_to_user_ptr(info->tracing_multi.addrs);
 	u64 __user *ucookies = u64_to_user_ptr(info->tracing_multi.cookies);
-	u64 __user *uids = u64_to_user_ptr(info->tracing_multi.ids);
-	u32 ucount = info->tracing_multi.count;
+	u32 __user *uids = u64_to_user_ptr(info->tracing_multi.ids);
+	bool show_addrs = kallsyms_show_value(current_cred());
+	u32 ucount = info->tracing_multi.count, i;
 	int err = 0;
 
 	info->tracing_multi.count = link->cnt;
@@ -1160,14 +1146,20 @@ static int bpf_tracing_multi_link_fill_link_info(const struct bpf_link *l,
 	info->tracing_multi.btf_obj_id = btf_obj_id(link->btf);
 	if (!uaddrs && !ucookies && !uids)
 		return 0;
+	if (!ucount)
+		return -EINVAL;
 	if (ucount < link->cnt)
 		err = -ENOSPC;
-	if (!kallsyms_show_value(current_cred()))
-		uaddrs = NULL;
-	if (copy_u64s_to_user(uaddrs, ucount, link->cnt, link, 0) ||
-	    copy_u64s_to_user(ucookies, ucount, link->cnt, link, 1) ||
-	    copy_u64s_to_user(uids, ucount, link->cnt, link, 2))
-		return -EFAULT;
+	else
+		ucount = link->cnt;
+	for (i = 0; i < ucount; i++) {
+		const struct bpf_tracing_multi_func *f = &link->funcs[link->by_id[i]];
+
+		if ((uids && put_user(f->btf_id, uids + i)) ||
+		    (ucookies && put_user(f->cookie, ucookies + i)) ||
+		    (uaddrs && put_user(show_addrs ? f->addr : 0, uaddrs + i)))
+			return -EFAULT;
+	}
 	return err;
 }
 
@@ -1218,6 +1210,14 @@ static int ids_check_unique(const u32 *ids, u32 cnt)
 	return err;
 }
 
+static int cmp_by_id(const void *a, const void *b, const void *priv)
+{
+	const struct bpf_tracing_multi_func *funcs = priv;
+	u32 x = funcs[*(const u32 *)a].btf_id, y = funcs[*(const u32 *)b].btf_id;
+
+	return x < y ? -1 : x > y;
+}
+
 /* Resolve and check ids[], take each function's trampoline. */
 static int multi_link_resolve(struct bpf_tracing_multi_link *link, struct bpf_prog *prog,
 			      u32 *ids, u64 *cookies)
@@ -1253,13 +1253,17 @@ static int multi_link_resolve(struct bpf_tracing_multi_link *link, struct bpf_pr
 	for (i = 1; i < link->cnt; i++)
 		if (link->funcs[i].addr == link->funcs[i - 1].addr)
 			return -EINVAL;
+	for (i = 0; i < link->cnt; i++)
+		link->by_id[i] = i;
+	sort_r(link->by_id, link->cnt, sizeof(*link->by_id), cmp_by_id, NULL, link->funcs);
 	return 0;
 }
 
 /**
  * bpf_tracing_multi_link_attach - BPF_LINK_CREATE for fentry/fexit/fmod_ret.multi
  * @attr: link_create.tracing_multi: ids, cookies, cnt; target_fd: BTF object
- *        fd of the ids, or 0 for vmlinux
+ *        fd of the ids, or 0 for the program's attach BTF (vmlinux unless
+ *        the program was loaded with a module's BTF as attach_btf_obj_fd)
  * @prog: the program, expected_attach_type one of the *_MULTI types
  *
  * Return: a link fd, or -EINVAL (bad attr, an id not a traceable function,
@@ -1281,7 +1285,8 @@ int bpf_tracing_multi_link_attach(const union bpf_attr *attr, struct bpf_prog *p
 
 	if (!bpf_jit_supports_shared_trampoline())
 		return -EOPNOTSUPP;
-	if (attr->link_create.flags || !cnt || !uids)
+	if (attr->link_create.flags || !cnt || !uids ||
+	    attr->link_create.attach_type != prog->expected_attach_type)
 		return -EINVAL;
 	/* the tail padding after cnt, for a field to come */
 	if (memchr_inv(&attr->link_create.tracing_multi.cnt + 1, 0,
@@ -1299,6 +1304,10 @@ int bpf_tracing_multi_link_attach(const union bpf_attr *attr, struct bpf_prog *p
 			btf_put(btf);
 			return -EINVAL;
 		}
+	} else if (prog->aux->attach_btf) {
+		/* as upstream: the BTF the program was loaded for */
+		btf = prog->aux->attach_btf;
+		btf_get(btf);
 	} else {
 		btf = bpf_get_btf_vmlinux();
 		if (IS_ERR_OR_NULL(btf))
@@ -1314,7 +1323,8 @@ int bpf_tracing_multi_link_attach(const union bpf_attr *attr, struct bpf_prog *p
 	if (!link || !ids || (ucookies && !cookies))
 		goto out_btf;
 	link->funcs = kvcalloc(cnt, sizeof(*link->funcs), GFP_KERNEL | __GFP_ACCOUNT);
-	if (!link->funcs)
+	link->by_id = kvmalloc_array(cnt, sizeof(*link->by_id), GFP_KERNEL | __GFP_ACCOUNT);
+	if (!link->funcs || !link->by_id)
 		goto out_btf;
 	link->btf = btf;
 	link->attach_type = prog->expected_attach_type;
@@ -1367,8 +1377,10 @@ out_link:
 	kvfree(cookies);
 	return err;
 out_btf:
-	if (link)
+	if (link) {
 		kvfree(link->funcs);
+		kvfree(link->by_id);
+	}
 	kfree(link);
 	kvfree(ids);
 	kvfree(cookies);

@@ -48,22 +48,24 @@ out:
 	tracing_multi__destroy(skel);
 }
 
-/* bpf_link_info of a multi link: count first, then the sorted addresses
- * with their ids and cookies (ids[] was reversed, cookie 100 + N for
- * bpf_fentry_testN).
+/* bpf_link_info of a multi link, as upstream: count first, then the ids in
+ * ascending order with their addresses and cookies (ids[] was reversed,
+ * cookie 100 + N for bpf_fentry_testN); an array with count 0 is -EINVAL,
+ * a short count fills that many and is -ENOSPC.
  */
 static void check_link_info(struct bpf_link *link, const __u32 *ids)
 {
 	__u64 addrs[NR_FUNCS], cookies[NR_FUNCS];
 	struct bpf_link_info info = {};
 	__u32 out_ids[NR_FUNCS], len = sizeof(info);
-	int i, fd = bpf_link__fd(link);
+	int i, err, fd = bpf_link__fd(link);
 
 	if (!ASSERT_OK(bpf_link_get_info_by_fd(fd, &info, &len), "info count"))
 		return;
 	ASSERT_EQ(info.type, BPF_LINK_TYPE_TRACING_MULTI, "type");
 	ASSERT_EQ(info.tracing_multi.count, NR_FUNCS, "count");
 	ASSERT_EQ(info.tracing_multi.attach_type, BPF_TRACE_FENTRY_MULTI, "attach_type");
+	ASSERT_EQ(info.tracing_multi.btf_obj_id, 1, "btf_obj_id (vmlinux)");
 	memset(&info, 0, sizeof(info));
 	info.tracing_multi.addrs = ptr_to_u64(addrs);
 	info.tracing_multi.cookies = ptr_to_u64(cookies);
@@ -75,12 +77,30 @@ static void check_link_info(struct bpf_link *link, const __u32 *ids)
 		int n = cookies[i] - 100;	/* bpf_fentry_test<n> */
 
 		if (i)
-			ASSERT_GT(addrs[i], addrs[i - 1], "addrs sorted");
+			ASSERT_GT(out_ids[i], out_ids[i - 1], "ids sorted");
+		ASSERT_NEQ(addrs[i], 0, "addr");
 		if (!ASSERT_TRUE(n >= 1 && n <= NR_FUNCS, "cookie"))
 			continue;
 		/* ids[] holds bpf_fentry_test9..1 */
 		ASSERT_EQ(out_ids[i], ids[NR_FUNCS - n], "id of the cookie's function");
 	}
+
+	memset(&info, 0, sizeof(info));
+	info.tracing_multi.ids = ptr_to_u64(out_ids);
+	err = bpf_link_get_info_by_fd(fd, &info, &len);
+	ASSERT_EQ(err, -EINVAL, "ids with count 0");
+
+	memset(&info, 0, sizeof(info));
+	memset(out_ids, 0, sizeof(out_ids));
+	info.tracing_multi.ids = ptr_to_u64(out_ids);
+	info.tracing_multi.cookies = ptr_to_u64(cookies);
+	info.tracing_multi.count = 1;
+	cookies[1] = 0;
+	err = bpf_link_get_info_by_fd(fd, &info, &len);
+	ASSERT_EQ(err, -ENOSPC, "count 1");
+	ASSERT_EQ(out_ids[0], ids[NR_FUNCS - (cookies[0] - 100)], "count 1: first id");
+	ASSERT_EQ(out_ids[1], 0, "count 1: one id only");
+	ASSERT_EQ(cookies[1], 0, "count 1: one cookie only");
 }
 
 /* Link API by ids with cookies: cookies[i] belongs to ids[i]. */
@@ -212,6 +232,20 @@ static __u32 ambiguous_func_id(void)
 	return id;
 }
 
+/* A tracing program "return 0" of @type, loaded for @btf_id (0: none). */
+static int load_trivial(enum bpf_attach_type type, __u32 btf_id)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = type,
+		    .attach_btf_id = btf_id);
+	const struct bpf_insn insns[] = {
+		BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_EXIT_INSN(),
+	};
+
+	return bpf_prog_load(BPF_PROG_TYPE_TRACING, "trivial", "GPL", insns,
+			     ARRAY_SIZE(insns), &opts);
+}
+
 /* Each bad input has its errno, and leaves nothing attached. */
 static void test_errors(void)
 {
@@ -262,6 +296,17 @@ static void test_errors(void)
 	lopts.tracing_multi.cnt = NR_FUNCS;
 	fd = bpf_link_create(prog_fd, 0, BPF_TRACE_FEXIT_MULTI, &lopts);
 	ASSERT_EQ(fd, -EINVAL, "attach type");
+
+	/* upstream's types this kernel does not implement: never another type */
+	fd = bpf_link_create(prog_fd, 0, BPF_TRACE_FSESSION_MULTI, &lopts);
+	ASSERT_EQ(fd, -EINVAL, "attach type fsession.multi");
+	ASSERT_EQ(load_trivial(BPF_TRACE_FSESSION, ids[0]), -EINVAL, "load fsession");
+	ASSERT_EQ(load_trivial(BPF_TRACE_FSESSION_MULTI, 0), -EINVAL, "load fsession.multi");
+	fd = load_trivial(BPF_TRACE_FENTRY_MULTI, 0);
+	if (ASSERT_GE(fd, 0, "load fentry.multi, attach_btf_id 0"))
+		close(fd);
+	ASSERT_EQ(load_trivial(BPF_TRACE_FENTRY_MULTI, ids[0]), -EINVAL,
+		  "load fentry.multi with a function");
 
 	/* the old paths take no multi program */
 	fd = bpf_raw_tracepoint_open(NULL, prog_fd);
@@ -594,6 +639,60 @@ out:
 	tracing_multi__destroy(skel);
 }
 
+/* As upstream: a program whose SEC() names a module is loaded with that
+ * module's BTF as its attach BTF (bpf_prog_info says which), other multi
+ * programs with vmlinux's; link ids are then the attach BTF's (target_fd 0).
+ */
+static void check_module_attach_btf(struct tracing_multi *skel)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, lopts);
+	struct bpf_prog_info info = {};
+	struct bpf_link_info linfo = {};
+	struct btf *vmlinux, *mod;
+	__u32 len = sizeof(info), ids[1], mod_btf_obj_id;
+	int fd, id;
+
+	fd = bpf_program__fd(skel->progs.mod_fentry);
+	if (!ASSERT_OK(bpf_prog_get_info_by_fd(fd, &info, &len), "module prog info"))
+		return;
+	ASSERT_GT(info.attach_btf_obj_id, 1, "module prog attach_btf_obj_id");
+	ASSERT_EQ(info.attach_btf_id, 0, "module prog attach_btf_id");
+	mod_btf_obj_id = info.attach_btf_obj_id;
+	memset(&info, 0, sizeof(info));
+	if (ASSERT_OK(bpf_prog_get_info_by_fd(bpf_program__fd(skel->progs.fentry_cookie),
+					      &info, &len), "vmlinux prog info"))
+		ASSERT_EQ(info.attach_btf_obj_id, 1, "vmlinux prog attach_btf_obj_id");
+
+	vmlinux = btf__load_vmlinux_btf();
+	if (!ASSERT_OK_PTR(vmlinux, "vmlinux btf"))
+		return;
+	mod = btf__load_module_btf("bpf_testmod", vmlinux);
+	if (!ASSERT_OK_PTR(mod, "bpf_testmod btf"))
+		goto out_vmlinux;
+	id = btf__find_by_name_kind(mod, "bpf_testmod_fentry_test1", BTF_KIND_FUNC);
+	if (!ASSERT_GT(id, 0, "bpf_testmod_fentry_test1 id"))
+		goto out;
+	ids[0] = id;
+	lopts.tracing_multi.ids = ids;
+	lopts.tracing_multi.cnt = 1;
+	fd = bpf_link_create(bpf_program__fd(skel->progs.mod_fentry), 0,
+			     BPF_TRACE_FENTRY_MULTI, &lopts);
+	if (!ASSERT_GE(fd, 0, "link by module ids, target_fd 0"))
+		goto out;
+	len = sizeof(linfo);
+	if (ASSERT_OK(bpf_link_get_info_by_fd(fd, &linfo, &len), "link info"))
+		ASSERT_EQ(linfo.tracing_multi.btf_obj_id, mod_btf_obj_id, "link btf_obj_id");
+	memset(skel->bss->mod_hits, 0, sizeof(skel->bss->mod_hits));
+	ASSERT_OK(trigger_module_test_read(1), "trigger_module_test_read");
+	ASSERT_EQ(skel->bss->mod_hits[1], 1, "bpf_testmod_fentry_test1 by id");
+	ASSERT_EQ(skel->bss->mod_hits[2], 0, "bpf_testmod_fentry_test2 not attached");
+	close(fd);
+out:
+	btf__free(mod);
+out_vmlinux:
+	btf__free(vmlinux);
+}
+
 /* Functions of a module, by "module:glob" in SEC(). */
 static void test_module(void)
 {
@@ -613,6 +712,7 @@ static void test_module(void)
 	ASSERT_EQ(skel->bss->mod_hits[3], 1, "bpf_testmod_fentry_test3");
 	ASSERT_EQ(skel->bss->bad, 0, "bad");
 	bpf_link__destroy(link);
+	check_module_attach_btf(skel);
 out:
 	tracing_multi__destroy(skel);
 }

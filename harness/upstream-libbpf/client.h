@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared by client.bpf.c and client.c: the layout of the BPF object's .bss,
+ * which the user side reads and writes through libbpf's mmap of it (no
+ * skeleton: the client is built against upstream's libbpf, not the tree's
+ * bpftool).
+ */
+#ifndef __UPSTREAM_LIBBPF_CLIENT_H
+#define __UPSTREAM_LIBBPF_CLIENT_H
+
+#include <linux/types.h>
+
+/* Slots 1..9: bpf_fentry_test1..9 (test_run of a tracing program calls all). */
+#define NR_FUNCS	10
+/* Slots 1..3: bpf_testmod_fentry_test1..3 (at most 6 arguments). */
+#define NR_MOD_FUNCS	4
+/* The most arguments a function of these tests has. */
+#define MAX_ARGS	6
+#define MAX_UNKNOWN	4
+
+/*
+ * Cookies carry their function's slot in the low bits, so a program that
+ * indexes by cookie files a call under the function the user side gave
+ * that cookie to, and the user side then checks the IP and the arguments
+ * recorded there belong to that function.
+ */
+#define COOKIE_BASE	0xc00c1e0000000000ULL
+#define COOKIE(i)	(COOKIE_BASE | ((__u64)(i) << 8) | (__u64)(i))
+#define COOKIE_SLOT(c)	((c) & 0xff)
+
+struct func_rec {
+	__u64 hits;
+	__u64 nargs;		/* bpf_get_func_arg_cnt() */
+	__u64 args[MAX_ARGS];	/* bpf_get_func_arg() */
+	__u64 arg0_direct;	/* ctx[0], read directly (BPF_PROG) */
+	__u64 ret;		/* bpf_get_func_ret(), fexit */
+	__u64 ip;		/* bpf_get_func_ip() */
+	__u64 cookie;		/* bpf_get_attach_cookie() */
+	__u64 errs;		/* helpers that failed */
+	__s64 past_end;		/* bpf_get_func_arg(ctx, nargs): -EINVAL */
+};
+
+struct set_rec {
+	struct func_rec f[NR_FUNCS];
+	__u64 unknown;			/* calls not matched to a slot */
+	__u64 unknown_key[MAX_UNKNOWN];	/* their IPs or cookies */
+};
+
+struct client_state {
+	/* in: set by the user side before it attaches */
+	__u32 tgid;			/* count calls of this process only */
+	__u32 pad;
+	__u64 addrs[NR_FUNCS];		/* kallsyms, bpf_fentry_testN */
+	__u64 mod_addrs[NR_MOD_FUNCS];	/* kallsyms, bpf_testmod_fentry_testN */
+	/* out: one set per program */
+	struct set_rec glob_fentry;
+	struct set_rec glob_fexit;
+	struct set_rec ids_fentry;
+	struct set_rec ids_fexit;
+	struct set_rec mod_fentry;
+	struct set_rec mod_fexit;
+};
+
+#endif
