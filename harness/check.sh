@@ -54,6 +54,9 @@ for run in "${runs[@]}"; do
 	ts=$(( $(now_s) - t )); t=$(now_s)
 
 	sed -e 's/#.*//' -e 's/[[:space:]]//g' "$list" | grep -v -e '^@' -e '^$' > "$out/allow"
+	# clients: run after test_progs, reported in its format (harness/upstream-libbpf)
+	sed -n -e 's/#.*//' -e 's/^@client[[:space:]]*//p' "$list" | sed 's/[[:space:]]//g' > "$out/clients"
+	cat "$out/clients" >> "$out/allow"
 	if [ -n "${TESTS:-}" ]; then
 		for x in $TESTS; do grep -qxF "$x" "$out/allow" || die "TESTS: $x is not in ${list#$REPO/}"; done
 		printf '%s\n' $TESTS > "$out/allow"
@@ -65,6 +68,11 @@ for run in "${runs[@]}"; do
 	cd $GUEST_SOUT
 	./test_progs -a @\$out/allow -d @\$out/deny 2>&1 | tee \$out/test_progs.log | sed 's/^/TP: /'
 	echo "test_progs exit status \$?"
+	for c in \$(cat \$out/clients); do
+		grep -qxF "\$c" \$out/allow || continue
+		./\${c}_client 2>&1 | tee -a \$out/test_progs.log | sed 's/^/TP: /'
+		echo "\$c exit status \$?"
+	done
 	dmesg > \$out/dmesg.log
 	JOB
 	guest_ok=1

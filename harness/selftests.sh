@@ -27,7 +27,8 @@ tests_in_list() {
 	case "$1" in
 	run) grep -v '^@' ;;
 	link) sed -n 's/^@link[[:space:]]*//p' ;;
-	*) sed 's/^@link[[:space:]]*//' ;;
+	client) sed -n 's/^@client[[:space:]]*//p' ;;
+	*) grep -v '^@client' | sed 's/^@link[[:space:]]*//' ;;
 	esac
 }
 mapfile -t TESTS < <(tests_in_list all)
@@ -120,4 +121,9 @@ if ! "${SMAKE[@]}" "$SOUT/test_progs" "${KOS[@]}" > "$SOUT/build.log" 2>&1; then
 	grep -E -B3 -A10 'error|Error' "$SOUT/build.log" | tail -n 80 >&2
 	die "selftests build for $KARCH failed (log: ${SOUT#$REPO/}/build.log)"
 fi
+# Clients ("@client NAME" in the list): programs built against other
+# libraries, harness/<NAME with - for _>/build.sh puts NAME_client in $SOUT.
+for c in $(tests_in_list client); do
+	"$HARNESS/${c//_/-}/build.sh" "$KARCH" || die "client $c: build for $KARCH failed"
+done
 stage_done "selftests-$KARCH" "$t0"

@@ -79,7 +79,7 @@ if stale "$BPF_O" "$HERE/client.bpf.c" "${HDRS[@]}" "$0"; then
 	log "upstream-libbpf: CLANG-BPF ${BPF_O#$REPO/}"
 	# -target bpf searches no multiarch directory: asm/types.h is the
 	# host's (the same generic one on both arches).
-	"$CLANG" -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$TARGET_ARCH \
+	"$CLANG" -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_"$TARGET_ARCH" \
 		"${INC[@]}" -idirafter "/usr/include/$(gcc -print-multiarch)" \
 		-c "$HERE/client.bpf.c" -o "$BPF_O.tmp"
 	mv "$BPF_O.tmp" "$BPF_O"

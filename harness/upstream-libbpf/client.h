@@ -19,6 +19,22 @@
 #define MAX_UNKNOWN	4
 
 /*
+ * many_args: bpf_testmod functions of up to 11 argument slots (a 16-byte
+ * struct takes two). Slots of struct many_set, by IP:
+ */
+#define MANY_T0		1	/* bpf_testmod_fentry_test0 */
+#define MANY_T1		2	/* bpf_testmod_fentry_test1 */
+#define MANY_T2		3	/* bpf_testmod_fentry_test2 */
+#define MANY_T3		4	/* bpf_testmod_fentry_test3 */
+#define MANY_T7		5	/* bpf_testmod_fentry_test7 */
+#define MANY_T11	6	/* bpf_testmod_fentry_test11 */
+#define MANY_S1		7	/* bpf_testmod_test_struct_arg_1 */
+#define MANY_S2		8	/* bpf_testmod_test_struct_arg_2 */
+#define NR_MANY_FUNCS	9
+/* The most argument slots a trampoline passes (MAX_BPF_FUNC_ARGS). */
+#define MANY_MAX_ARGS	12
+
+/*
  * Cookies carry their function's slot in the low bits, so a program that
  * indexes by cookie files a call under the function the user side gave
  * that cookie to, and the user side then checks the IP and the arguments
@@ -46,6 +62,25 @@ struct set_rec {
 	__u64 unknown_key[MAX_UNKNOWN];	/* their IPs or cookies */
 };
 
+struct many_rec {
+	__u64 hits;
+	__u64 nargs;			/* bpf_get_func_arg_cnt() */
+	__u64 args[MANY_MAX_ARGS];	/* bpf_get_func_arg() */
+	__u64 ret;			/* bpf_get_func_ret(), fexit */
+	__u64 ip;			/* bpf_get_func_ip() */
+	__u64 cookie;			/* bpf_get_attach_cookie() */
+	__u64 errs;			/* helpers that failed */
+	__s64 past_end;			/* bpf_get_func_arg(ctx, nargs): -EINVAL */
+	__u64 direct0;			/* ctx[0], read directly (many_direct) */
+	__u64 direct6;			/* ctx[6], read directly (many_direct) */
+};
+
+struct many_set {
+	struct many_rec f[NR_MANY_FUNCS];
+	__u64 unknown;			/* calls not matched to a slot */
+	__u64 unknown_key[MAX_UNKNOWN];	/* their IPs */
+};
+
 struct client_state {
 	/* in: set by the user side before it attaches */
 	__u32 tgid;			/* count calls of this process only */
@@ -59,6 +94,14 @@ struct client_state {
 	struct set_rec ids_fexit;
 	struct set_rec mod_fentry;
 	struct set_rec mod_fexit;
+	/* many_args: in */
+	__u64 many_addrs[NR_MANY_FUNCS];	/* kallsyms, MANY_* slots */
+	/* many_args: out */
+	struct many_set many_fentry;
+	struct many_set many_fexit;
+	struct many_set many_struct_fentry;
+	struct many_set many_struct_fexit;
+	struct many_set many_direct;
 };
 
 #endif

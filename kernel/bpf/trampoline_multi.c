@@ -89,7 +89,7 @@ struct bpf_tracing_multi_link {
 
 struct bpf_tramp_shared {
 	struct list_head list;		/* in tramp_shared_list */
-	u8 nr_args;
+	struct btf_func_model model;	/* see shared_model() */
 	u8 ret_off;			/* function start to return address */
 	u32 nr_links;
 	struct bpf_tracing_multi_link **links;	/* sorted */
@@ -237,24 +237,61 @@ static bool links_call_orig(struct bpf_tracing_multi_link **links, u32 n)
 	return false;
 }
 
+/*
+ * The arity class of a function: its model with every argument widened to
+ * a full register (8 bytes) or, for a struct of more than 8, two; return
+ * value 8 bytes. Functions of one class get the same trampoline code: the
+ * same registers and stack slots saved, in the same ctx slots.
+ */
+static void shared_model(const struct btf_func_model *m, struct btf_func_model *sm)
+{
+	int i;
+
+	memset(sm, 0, sizeof(*sm));
+	sm->ret_size = 8;
+	sm->nr_args = m->nr_args;
+	for (i = 0; i < m->nr_args; i++) {
+		sm->arg_size[i] = m->arg_size[i] > 8 ? 16 : 8;
+		sm->arg_flags[i] = m->arg_flags[i] & BTF_FMODEL_STRUCT_ARG;
+	}
+}
+
+/* Argument slots of a model: what bpf_get_func_arg_cnt() returns. */
+static int model_slots(const struct btf_func_model *m)
+{
+	int i, n = m->nr_args;
+
+	for (i = 0; i < m->nr_args; i++)
+		if (m->arg_flags[i] & BTF_FMODEL_STRUCT_ARG)
+			n += DIV_ROUND_UP(m->arg_size[i], 8) - 1;
+	return n;
+}
+
+/* The JIT's "cannot" (-ENOTSUPP, not a UAPI errno) as the syscall says it. */
+static struct bpf_tramp_image *image_errno(struct bpf_tramp_image *im)
+{
+	return PTR_ERR_OR_ZERO(im) == -ENOTSUPP ? ERR_PTR(-EOPNOTSUPP) : im;
+}
+
 static struct bpf_tramp_shared *
-shared_find(u8 nr_args, u8 ret_off, struct bpf_tracing_multi_link **links, u32 n)
+shared_find(const struct btf_func_model *sm, u8 ret_off,
+	    struct bpf_tracing_multi_link **links, u32 n)
 {
 	struct bpf_tramp_shared *s;
 
 	list_for_each_entry(s, &tramp_shared_list, list) {
-		if (s->nr_args == nr_args && s->ret_off == ret_off && !s->dead &&
+		if (!memcmp(&s->model, sm, sizeof(*sm)) && s->ret_off == ret_off && !s->dead &&
 		    s->nr_links == n && !memcmp(s->links, links, n * sizeof(*links)))
 			return s;
 	}
 	return NULL;
 }
 
-/* JIT a trampoline for @nr_args-argument functions running @links. */
+/* JIT a trampoline for the functions of class @sm running @links. */
 static struct bpf_tramp_shared *
-shared_create(u8 nr_args, u8 ret_off, struct bpf_tracing_multi_link **links, u32 n)
+shared_create(const struct btf_func_model *sm, u8 ret_off,
+	      struct bpf_tracing_multi_link **links, u32 n)
 {
-	struct btf_func_model m = { .ret_size = 8, .nr_args = nr_args };
 	u32 flags = BPF_TRAMP_F_SHARED | BPF_TRAMP_F_IP_ARG;
 	void *func_addr = (void *)(unsigned long)ret_off;
 	struct bpf_tramp_links *tlinks;
@@ -268,13 +305,11 @@ shared_create(u8 nr_args, u8 ret_off, struct bpf_tracing_multi_link **links, u32
 	s->links = kmemdup(links, n * sizeof(*links), GFP_KERNEL);
 	if (!s->links)
 		goto out_free;
-	s->nr_args = nr_args;
+	s->model = *sm;
 	s->ret_off = ret_off;
 	s->nr_links = n;
 	INIT_LIST_HEAD(&s->funcs);
 
-	for (i = 0; i < nr_args; i++)
-		m.arg_size[i] = 8;
 	for (i = 0; i < BPF_TRAMP_MAX; i++)
 		tlinks[i].skippable = true;	/* see multi_link_skip() */
 	for (i = 0; i < n; i++) {
@@ -288,8 +323,8 @@ shared_create(u8 nr_args, u8 ret_off, struct bpf_tracing_multi_link **links, u32
 		flags |= BPF_TRAMP_F_RESTORE_REGS;
 
 	s->id = ++tramp_shared_id;
-	s->im = bpf_tramp_image_build(&m, func_addr, s->id | (1ULL << 63), tlinks, flags,
-				      detaching);
+	s->im = image_errno(bpf_tramp_image_build(&s->model, func_addr, s->id | (1ULL << 63),
+						  tlinks, flags, detaching));
 	if (IS_ERR(s->im)) {
 		err = PTR_ERR(s->im);
 		goto out_free;
@@ -478,8 +513,8 @@ static int plan_own(struct multi_plan *p)
 	} else {
 		flags |= BPF_TRAMP_F_RESTORE_REGS;
 	}
-	im = bpf_tramp_image_build(&tr->func.model, tr->func.addr, tr->key, tlinks, flags,
-				   detaching);
+	im = image_errno(bpf_tramp_image_build(&tr->func.model, tr->func.addr, tr->key, tlinks,
+					       flags, detaching));
 	kfree(tlinks);
 	if (IS_ERR(im))
 		return PTR_ERR(im);
@@ -514,8 +549,9 @@ static int plan_one(struct multi_plan *p)
 {
 	struct bpf_tracing_multi_link *links[BPF_MAX_TRAMP_LINKS];
 	struct bpf_trampoline *tr = p->tr;
+	struct btf_func_model sm;
 	struct bpf_tramp_shared *s;
-	u8 nr_args = tr->func.model.nr_args, ret_off;
+	u8 ret_off;
 	u32 n;
 
 	/* a function not routed yet: does a live patch have it? */
@@ -532,9 +568,10 @@ static int plan_one(struct multi_plan *p)
 	if (!n)
 		return 0;
 	ret_off = tr_ret_off(tr);
-	s = shared_find(nr_args, ret_off, links, n);
+	shared_model(&tr->func.model, &sm);
+	s = shared_find(&sm, ret_off, links, n);
 	if (!s) {
-		s = shared_create(nr_args, ret_off, links, n);
+		s = shared_create(&sm, ret_off, links, n);
 		if (IS_ERR(s))
 			return PTR_ERR(s);
 	}
@@ -1437,14 +1474,14 @@ static int multi_tramps_show(struct seq_file *m, void *v)
 	mutex_lock(&tramp_multi_mutex);
 	list_for_each_entry(s, &tramp_shared_list, list) {
 		seq_printf(m, "shared %llu%s args=%u funcs=%u links=", s->id,
-			   s->dead ? " dead" : "", s->nr_args, s->nr_funcs);
+			   s->dead ? " dead" : "", model_slots(&s->model), s->nr_funcs);
 		show_links(m, s->links, s->nr_links);
 		list_for_each_entry(tr, &s->funcs, shared_node)
 			seq_printf(m, "\t%ps\n", tr->func.addr);
 	}
 	list_for_each_entry(tr, &tramp_own_list, shared_node) {
 		seq_printf(m, "own%s args=%u progs=%d links=", tr->multi_stale ? " stale" : "",
-			   tr->func.model.nr_args, tr_ordinary_cnt(tr));
+			   model_slots(&tr->func.model), tr_ordinary_cnt(tr));
 		show_links(m, links, tr_links(tr, links));
 		seq_printf(m, "\t%ps\n", tr->func.addr);
 	}

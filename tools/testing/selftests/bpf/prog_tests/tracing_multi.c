@@ -5,6 +5,7 @@
 #include "tracing_multi.skel.h"
 #include "tracing_multi_args.skel.h"
 #include "verifier_tracing_args.skel.h"
+#include "tracing_multi_many.skel.h"
 
 /* Auto-attach by pattern: every function, its args and return value. */
 static void test_skel_pattern(void)
@@ -693,6 +694,105 @@ out_vmlinux:
 	btf__free(vmlinux);
 }
 
+/* BTF ids of bpf_testmod functions, in the module's BTF. */
+static int testmod_ids(const char * const *names, int n, __u32 *ids)
+{
+	struct btf *vmlinux, *mod = NULL;
+	int i, id, err = -1;
+
+	vmlinux = btf__load_vmlinux_btf();
+	if (!ASSERT_OK_PTR(vmlinux, "vmlinux btf"))
+		return -1;
+	mod = btf__load_module_btf("bpf_testmod", vmlinux);
+	if (!ASSERT_OK_PTR(mod, "bpf_testmod btf"))
+		goto out;
+	for (i = 0; i < n; i++) {
+		id = btf__find_by_name_kind(mod, names[i], BTF_KIND_FUNC);
+		if (!ASSERT_GT(id, 0, names[i]))
+			goto out;
+		ids[i] = id;
+	}
+	err = 0;
+out:
+	btf__free(mod);
+	btf__free(vmlinux);
+	return err;
+}
+
+/*
+ * Functions with stack arguments and 16-byte struct arguments, by module
+ * ids (the programs' attach BTF is bpf_testmod's): x86-64 trampolines take
+ * up to 12 argument slots, arm64's 8 (-EOPNOTSUPP beyond, nothing
+ * attached). Each function returns the sum of its arguments' low bytes.
+ */
+static void test_many_args(void)
+{
+	static const char * const names[] = {
+		"bpf_testmod_fentry_test7", "bpf_testmod_fentry_test11",
+		"bpf_testmod_test_struct_arg_1", "bpf_testmod_test_struct_arg_2",
+	};
+	static const int nslots[] = { 7, 11 }, want[] = { 133, 231 };
+#if defined(__x86_64__)
+	const int max_slots = 12;
+#else
+	const int max_slots = 8;
+#endif
+	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
+	struct tracing_multi_many *skel;
+	struct bpf_link *links[3] = {};
+	__u32 ids[4];
+	int i, k;
+
+	if (testmod_ids(names, 4, ids))
+		return;
+	skel = tracing_multi_many__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+		return;
+	opts.ids = ids;
+	opts.cnt = 2;
+	if (max_slots < 11) {
+		/* test11 does not fit: the link fails as a whole */
+		links[0] = bpf_program__attach_tracing_multi(skel->progs.many_entry, NULL, &opts);
+		ASSERT_EQ(libbpf_get_error(links[0]), -EOPNOTSUPP, "11 slots on this arch");
+		links[0] = NULL;
+		opts.cnt = 1;
+	}
+	links[0] = bpf_program__attach_tracing_multi(skel->progs.many_entry, NULL, &opts);
+	links[1] = bpf_program__attach_tracing_multi(skel->progs.many_exit, NULL, &opts);
+	opts.ids = ids + 2;
+	opts.cnt = 2;
+	links[2] = bpf_program__attach_tracing_multi(skel->progs.struct_exit, NULL, &opts);
+	for (i = 0; i < 3; i++)
+		if (!ASSERT_OK_PTR(links[i], "attach"))
+			goto out;
+	ASSERT_OK(trigger_module_test_read(1), "trigger_module_test_read");
+
+	for (i = 0; i < 2; i++) {
+		int n = nslots[i];
+		bool on = n <= max_slots;
+
+		for (k = 0; k < 2; k++) {
+			ASSERT_EQ(skel->bss->hits[k][n], on, k ? "exit hits" : "entry hits");
+			if (!on)
+				continue;
+			ASSERT_EQ(skel->bss->sums[k][n], want[i], k ? "exit sum" : "entry sum");
+			ASSERT_EQ(skel->bss->slot6[k][n], 22, "slot 6 (direct)");
+		}
+		if (on)
+			ASSERT_EQ(skel->bss->rets[n], want[i], "return value");
+	}
+	for (k = 0; k < 2; k++) {
+		ASSERT_EQ(skel->bss->struct_hits[k], 1, "struct hits");
+		ASSERT_EQ(skel->bss->struct_sums[k], 10, "struct slots");
+		ASSERT_EQ(skel->bss->struct_rets[k], 10, "struct return value");
+	}
+	ASSERT_EQ(skel->bss->bad, 0, "bad");
+out:
+	for (i = 0; i < 3; i++)
+		bpf_link__destroy(links[i]);
+	tracing_multi_many__destroy(skel);
+}
+
 /* Functions of a module, by "module:glob" in SEC(). */
 static void test_module(void)
 {
@@ -710,6 +810,13 @@ static void test_module(void)
 	ASSERT_EQ(skel->bss->mod_hits[1], 1, "bpf_testmod_fentry_test1");
 	ASSERT_EQ(skel->bss->mod_hits[2], 1, "bpf_testmod_fentry_test2");
 	ASSERT_EQ(skel->bss->mod_hits[3], 1, "bpf_testmod_fentry_test3");
+	/* libbpf's pattern takes what the arch's trampolines take */
+	ASSERT_EQ(skel->bss->mod_hits[7], 1, "bpf_testmod_fentry_test7");
+#if defined(__x86_64__)
+	ASSERT_EQ(skel->bss->mod_hits[11], 1, "bpf_testmod_fentry_test11");
+#else
+	ASSERT_EQ(skel->bss->mod_hits[11], 0, "bpf_testmod_fentry_test11 (> 8 slots)");
+#endif
 	ASSERT_EQ(skel->bss->bad, 0, "bad");
 	bpf_link__destroy(link);
 	check_module_attach_btf(skel);
@@ -872,6 +979,8 @@ void test_tracing_multi(void)
 		test_max_links();
 	if (test__start_subtest("sleepable"))
 		test_sleepable();
+	if (test__start_subtest("many_args"))
+		test_many_args();
 	if (test__start_subtest("module"))
 		test_module();
 	if (test__start_subtest("args_kfuncs"))

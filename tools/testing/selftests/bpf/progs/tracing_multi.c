@@ -186,18 +186,26 @@ int sleepable(void *ctx)
 	return 0;
 }
 
-/* Module functions: bpf_testmod_fentry_test0..3, told apart by arg count. */
-__u64 mod_hits[7];
+/* Module functions: bpf_testmod_fentry_test0..3, 7 and 11 (where the
+ * arch's trampolines take 7 and 11 argument slots), told apart by arg count.
+ */
+__u64 mod_hits[12];
 
 SEC("fentry.multi/bpf_testmod:bpf_testmod_fentry_test*")
 int mod_fentry(void *ctx)
 {
-	static const __u8 first[4] = { 0, 1, 2, 4 };
-	__u64 n = bpf_get_func_arg_cnt(ctx), a = 0;
+	__u64 n = bpf_get_func_arg_cnt(ctx), a = 0, first;
 
-	if (n == 0)
+	if (n == 0) {
 		mod_hits[0]++;
-	else if (n > 3 || bpf_get_func_arg(ctx, 0, &a) || (__u8)a != first[n])
+		return 0;
+	}
+	if (n >= 12) {
+		bad++;
+		return 0;
+	}
+	first = n == 1 ? 1 : n == 2 ? 2 : n == 3 ? 4 : 16;
+	if (bpf_get_func_arg(ctx, 0, &a) || (__u8)a != first)
 		bad++;
 	else
 		mod_hits[n]++;

@@ -150,22 +150,22 @@ int arg_tp_btf(void *ctx)
 }
 
 SEC("fentry.multi")
-__description("direct read of argument 5")
+__description("direct read of argument slot 11")
 __success
-__naked void direct_arg5(void)
+__naked void direct_arg11(void)
 {
-	asm volatile ("r0 = *(u64 *)(r1 + 40);"
+	asm volatile ("r0 = *(u64 *)(r1 + 88);"
 		      "r0 = 0;"
 		      "exit;"
 		      ::: __clobber_all);
 }
 
 SEC("fentry.multi")
-__description("direct read past argument 5")
-__failure __msg("invalid bpf_context access off=48 size=8")
-__naked void direct_arg6(void)
+__description("direct read past argument slot 11")
+__failure __msg("invalid bpf_context access off=96 size=8")
+__naked void direct_arg12(void)
 {
-	asm volatile ("r0 = *(u64 *)(r1 + 48);"
+	asm volatile ("r0 = *(u64 *)(r1 + 96);"
 		      "r0 = 0;"
 		      "exit;"
 		      ::: __clobber_all);
