@@ -1304,7 +1304,9 @@ static int multi_link_resolve(struct bpf_tracing_multi_link *link, struct bpf_pr
  * @prog: the program, expected_attach_type one of the *_MULTI types
  *
  * Return: a link fd, or -EINVAL (bad attr, an id not a traceable function,
- * a duplicate), -E2BIG (cnt too large, a function with too many links),
+ * a duplicate, a vmlinux id with a module's BTF), -EOPNOTSUPP (no shared
+ * trampolines, or a function with more argument slots than the arch's
+ * trampoline takes), -E2BIG (cnt too large, a function with too many links),
  * -EBUSY (a function with an extension program, or one whose direct call
  * another ftrace user holds), -ENOENT, -ENOMEM, -EFAULT.
  */
@@ -1322,8 +1324,7 @@ int bpf_tracing_multi_link_attach(const union bpf_attr *attr, struct bpf_prog *p
 
 	if (!bpf_jit_supports_shared_trampoline())
 		return -EOPNOTSUPP;
-	if (attr->link_create.flags || !cnt || !uids ||
-	    attr->link_create.attach_type != prog->expected_attach_type)
+	if (attr->link_create.flags || !cnt || !uids)
 		return -EINVAL;
 	/* the tail padding after cnt, for a field to come */
 	if (memchr_inv(&attr->link_create.tracing_multi.cnt + 1, 0,

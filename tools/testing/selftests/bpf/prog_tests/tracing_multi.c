@@ -650,6 +650,7 @@ static void check_module_attach_btf(struct tracing_multi *skel)
 	struct bpf_prog_info info = {};
 	struct bpf_link_info linfo = {};
 	struct btf *vmlinux, *mod;
+	struct bpf_link *link;
 	__u32 len = sizeof(info), ids[1], mod_btf_obj_id;
 	int fd, id;
 
@@ -688,6 +689,24 @@ static void check_module_attach_btf(struct tracing_multi *skel)
 	ASSERT_EQ(skel->bss->mod_hits[1], 1, "bpf_testmod_fentry_test1 by id");
 	ASSERT_EQ(skel->bss->mod_hits[2], 0, "bpf_testmod_fentry_test2 not attached");
 	close(fd);
+
+	/* a vmlinux id (the base part of the module's split BTF): refused,
+	 * never the module's symbol of that name with vmlinux's prototype
+	 */
+	id = btf__find_by_name_kind(vmlinux, "bpf_fentry_test1", BTF_KIND_FUNC);
+	if (ASSERT_GT(id, 0, "bpf_fentry_test1 id")) {
+		ids[0] = id;
+		fd = bpf_link_create(bpf_program__fd(skel->progs.mod_fentry), 0,
+				     BPF_TRACE_FENTRY_MULTI, &lopts);
+		ASSERT_EQ(fd, -EINVAL, "vmlinux id, module attach BTF");
+		if (fd >= 0)
+			close(fd);
+	}
+	/* libbpf, as upstream's: a pattern without "module:" for it */
+	link = bpf_program__attach_tracing_multi(skel->progs.mod_fentry, "bpf_fentry_test1", NULL);
+	ASSERT_EQ(libbpf_get_error(link), -EINVAL, "vmlinux pattern, module program");
+	if (!libbpf_get_error(link))
+		bpf_link__destroy(link);
 out:
 	btf__free(mod);
 out_vmlinux:
