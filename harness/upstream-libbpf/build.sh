@@ -11,7 +11,8 @@
 . "$(dirname "$0")/../lib.sh"
 arch_vars "${1:?usage: build.sh ARCH}"
 
-TARBALL=${UPSTREAM_LIBBPF_TARBALL:-/work/shared/vendor/libbpf-f7081a6b.tar.gz}
+# ../shared/vendor beside the repository (README of ../shared/vendor)
+TARBALL=${UPSTREAM_LIBBPF_TARBALL:-$REPO/../shared/vendor/libbpf-f7081a6b.tar.gz}
 HERE=$HARNESS/upstream-libbpf
 W=$BUILD/upstream-libbpf
 SRC=$W/src			# the libbpf tree: src/, include/
