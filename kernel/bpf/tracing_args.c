@@ -26,16 +26,17 @@ __bpf_kfunc u64 bpf_arg(void *ctx, unsigned int n)
 {
 	u64 *slots = ctx;
 
-	return n < slots[-1] ? slots[n] : 0;
+	return n < (slots[-1] & BPF_TRAMP_NR_SLOTS_MASK) ? slots[n] : 0;
 }
 
 /**
  * bpf_ret_value() - the traced function's return value
  * @ctx: the program's context, as passed to it
  *
- * Only fexit and fmod_ret programs (ordinary or multi) may call it; the
- * verifier rejects it elsewhere. In fmod_ret programs it is the value the
- * previous fmod_ret program returned (0 for the first).
+ * Only fexit, fmod_ret and fsession programs (ordinary or multi) may call
+ * it; the verifier rejects it elsewhere. In fmod_ret programs it is the
+ * value the previous fmod_ret program returned (0 for the first), in
+ * fsession programs 0 at entry.
  *
  * Return: the return value, as a u64.
  */
@@ -43,7 +44,7 @@ __bpf_kfunc u64 bpf_ret_value(void *ctx)
 {
 	u64 *slots = ctx;
 
-	return slots[slots[-1]];
+	return slots[slots[-1] & BPF_TRAMP_NR_SLOTS_MASK];
 }
 
 __bpf_kfunc_end_defs();

@@ -173,6 +173,22 @@ static enum bpf_tramp_prog_type multi_kind(enum bpf_attach_type type)
 	}
 }
 
+/*
+ * Add @link to the programs of an image: an fsession link to the fentry
+ * and to the fexit ones. Links come in the same order to both lists, which
+ * the JIT relies on to give an fsession link one cookie for both runs.
+ */
+static void multi_tlinks_add(struct bpf_tramp_links *tlinks, struct bpf_tracing_multi_link *link)
+{
+	struct bpf_tramp_links *tl = &tlinks[multi_kind(link->attach_type)];
+
+	tl->links[tl->nr_links++] = &link->link;
+	if (link->attach_type == BPF_TRACE_FSESSION_MULTI) {
+		tl = &tlinks[BPF_TRAMP_FEXIT];
+		tl->links[tl->nr_links++] = &link->link;
+	}
+}
+
 /* A function's ftrace location, where ftrace_ops and live patches find it. */
 static unsigned long tr_ftrace_ip(const struct bpf_trampoline *tr)
 {
@@ -232,7 +248,7 @@ static bool links_call_orig(struct bpf_tracing_multi_link **links, u32 n)
 	u32 i;
 
 	for (i = 0; i < n; i++)
-		if (multi_kind(links[i]->attach_type) != BPF_TRAMP_FENTRY)
+		if (links[i]->attach_type != BPF_TRACE_FENTRY_MULTI)
 			return true;
 	return false;
 }
@@ -312,11 +328,8 @@ shared_create(const struct btf_func_model *sm, u8 ret_off,
 
 	for (i = 0; i < BPF_TRAMP_MAX; i++)
 		tlinks[i].skippable = true;	/* see multi_link_skip() */
-	for (i = 0; i < n; i++) {
-		struct bpf_tramp_links *tl = &tlinks[multi_kind(links[i]->attach_type)];
-
-		tl->links[tl->nr_links++] = &links[i]->link;
-	}
+	for (i = 0; i < n; i++)
+		multi_tlinks_add(tlinks, links[i]);
 	if (tlinks[BPF_TRAMP_FEXIT].nr_links || tlinks[BPF_TRAMP_MODIFY_RETURN].nr_links)
 		flags |= BPF_TRAMP_F_CALL_ORIG | BPF_TRAMP_F_SKIP_FRAME;
 	else
@@ -480,9 +493,7 @@ int bpf_tramp_multi_get_links(const struct bpf_trampoline *tr, struct bpf_tramp_
 	int n = 0;
 
 	hlist_for_each_entry(f, &tr->multi_links, tr_node) {
-		struct bpf_tramp_links *tl = &tlinks[multi_kind(f->link->attach_type)];
-
-		tl->links[tl->nr_links++] = &f->link->link;
+		multi_tlinks_add(tlinks, f->link);
 		n++;
 	}
 	return n;

@@ -298,11 +298,28 @@ static void test_errors(void)
 	fd = bpf_link_create(prog_fd, 0, BPF_TRACE_FEXIT_MULTI, &lopts);
 	ASSERT_EQ(fd, -EINVAL, "attach type");
 
-	/* upstream's types this kernel does not implement: never another type */
+	/* fsession and fsession.multi are types of their own: an fentry.multi
+	 * program does not attach as fsession.multi, nor the other way round
+	 */
 	fd = bpf_link_create(prog_fd, 0, BPF_TRACE_FSESSION_MULTI, &lopts);
 	ASSERT_EQ(fd, -EINVAL, "attach type fsession.multi");
-	ASSERT_EQ(load_trivial(BPF_TRACE_FSESSION, ids[0]), -EINVAL, "load fsession");
-	ASSERT_EQ(load_trivial(BPF_TRACE_FSESSION_MULTI, 0), -EINVAL, "load fsession.multi");
+	fd = load_trivial(BPF_TRACE_FSESSION, ids[0]);
+	if (ASSERT_GE(fd, 0, "load fsession"))
+		close(fd);
+	ASSERT_EQ(load_trivial(BPF_TRACE_FSESSION, 0), -EINVAL, "load fsession without a function");
+	ASSERT_EQ(load_trivial(BPF_TRACE_FSESSION_MULTI, ids[0]), -EINVAL,
+		  "load fsession.multi with a function");
+	fd = load_trivial(BPF_TRACE_FSESSION_MULTI, 0);
+	if (ASSERT_GE(fd, 0, "load fsession.multi")) {
+		int link_fd;
+
+		link_fd = bpf_link_create(fd, 0, BPF_TRACE_FENTRY_MULTI, &lopts);
+		ASSERT_EQ(link_fd, -EINVAL, "fsession.multi program, attach type fentry.multi");
+		link_fd = bpf_link_create(fd, 0, BPF_TRACE_FSESSION_MULTI, &lopts);
+		if (ASSERT_GE(link_fd, 0, "fsession.multi program, attach type fsession.multi"))
+			close(link_fd);
+		close(fd);
+	}
 	fd = load_trivial(BPF_TRACE_FENTRY_MULTI, 0);
 	if (ASSERT_GE(fd, 0, "load fentry.multi, attach_btf_id 0"))
 		close(fd);
