@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * BPF side of upstream_libbpf_client: fentry.multi and fexit.multi programs
- * written, loaded and attached the way upstream's libbpf expects. Every
+ * (and fsession, fsession.multi, kprobe.session ones, at the end) written,
+ * loaded and attached the way upstream's libbpf expects. Every
  * program files each call under the function it was made for, found from
  * bpf_get_func_ip() or from the cookie, and records what the helpers report
  * there; the user side checks the records. Arguments are read with
@@ -16,6 +17,9 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#if defined(__TARGET_ARCH_x86)
+#include <asm/ptrace.h>		/* struct pt_regs, for ksess */
+#endif
 #include "client.h"
 
 char _license[] SEC("license") = "GPL";
@@ -265,5 +269,243 @@ int BPF_PROG(many_direct, __u64 a0, __u64 a1, __u64 a2, __u64 a3, __u64 a4,
 		st.many_direct.f[i].direct0 = a0;
 		st.many_direct.f[i].direct6 = a6;
 	}
+	return 0;
+}
+
+/*
+ * fsession, fsession.multi and kprobe.session: one program at entry and at
+ * exit, told apart by bpf_session_is_return(ctx). Upstream's kfuncs take
+ * ctx; weak, so that on a kernel whose prototypes differ only the programs
+ * calling them fail to load (libbpf binds every extern of the object, also
+ * of programs not loaded), and the client says why (check_session_kfuncs).
+ */
+extern bool bpf_session_is_return(void *ctx) __ksym __weak;
+extern __u64 *bpf_session_cookie(void *ctx) __ksym __weak;
+
+/* The slot's record, or NULL and @key kept as not matched. */
+static __always_inline struct sess_rec *sess_slot(struct sess_set *s, int i, __u64 key)
+{
+	__u64 k;
+
+	if (i <= 0 || i >= NR_SESS_FUNCS) {
+		k = s->unknown;
+		if (k < MAX_UNKNOWN)
+			s->unknown_key[k] = key;
+		s->unknown++;
+		return NULL;
+	}
+	return &s->f[i];
+}
+
+/*
+ * The side of @r this run is for; *is_ret as the kernel says. The barrier
+ * keeps the compiler from indexing at[] with the kfunc's return value
+ * (a bool to it, an unbounded scalar to the verifier).
+ */
+static __always_inline struct sess_half *sess_side(struct sess_rec *r, void *ctx,
+						   bool *is_ret)
+{
+	__u32 x = bpf_session_is_return(ctx);
+
+	barrier_var(x);
+	*is_ret = x;
+	return x ? &r->at[1] : &r->at[0];
+}
+
+/*
+ * The session cookie: the value read is kept for the run's call number
+ * @k (from 0); the entry then writes SESS_VAL(@tag, @ip, k + 1).
+ */
+static __always_inline void sess_cookie(struct sess_half *h, void *ctx, bool is_ret,
+					__u64 k, __u64 tag, __u64 ip)
+{
+	__u64 *c = bpf_session_cookie(ctx);
+
+	if (k < SESS_CALLS)
+		h->sess[k] = *c;
+	if (!is_ret)
+		*c = SESS_VAL(tag, ip, k + 1);
+}
+
+/*
+ * One run of an fsession(.multi) program, as record() for either side:
+ * the return value at entry (0 is due) is or-ed over the calls.
+ */
+static __always_inline struct sess_half *record_sess(struct sess_rec *r, void *ctx,
+						     __u64 tag, bool *is_retp)
+{
+	struct sess_half *h;
+	__u64 n, v, k;
+	bool is_ret;
+	int j;
+
+	h = sess_side(r, ctx, &is_ret);
+	*is_retp = is_ret;
+	k = h->hits++;
+	n = bpf_get_func_arg_cnt(ctx);
+	h->nargs = n;
+	h->ip = bpf_get_func_ip(ctx);
+	h->cookie = bpf_get_attach_cookie(ctx);
+	for (j = 0; j < MANY_MAX_ARGS; j++) {
+		if (j >= n)
+			break;
+		v = 0;
+		if (bpf_get_func_arg(ctx, j, &v))
+			h->errs++;
+		h->args[j] = v;
+	}
+	v = 0;
+	h->past_end = bpf_get_func_arg(ctx, n, &v);
+	v = 0;
+	if (bpf_get_func_ret(ctx, &v))
+		h->errs++;
+	h->ret = is_ret ? v : h->ret | v;
+	sess_cookie(h, ctx, is_ret, k, tag, h->ip);
+	return h;
+}
+
+SEC("fsession.multi/bpf_fentry_test?")
+int BPF_PROG(sess_glob, __u64 a0)
+{
+	__u64 ip = bpf_get_func_ip(ctx);
+	struct sess_half *h;
+	struct sess_rec *r;
+	bool is_ret;
+
+	if (!mine())
+		return 0;
+	r = sess_slot(&st.sess_glob, slot_by_ip(ip, st.addrs, NR_FUNCS), ip);
+	if (!r)
+		return 0;
+	h = record_sess(r, ctx, SESS_TAG_GLOB, &is_ret);
+	h->arg0_direct = a0;
+	return 0;
+}
+
+/* Attached by the client with vmlinux ids and cookies, filed by cookie. */
+SEC("fsession.multi")
+int sess_ids(void *ctx)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	struct sess_rec *r;
+	bool is_ret;
+
+	if (!mine())
+		return 0;
+	r = sess_slot(&st.sess_ids, slot_by_cookie(cookie, NR_SESS_FUNCS), cookie);
+	if (r)
+		record_sess(r, ctx, SESS_TAG_IDS, &is_ret);
+	return 0;
+}
+
+/* bpf_testmod's BTF at load; attached by the client with its ids, cookies. */
+SEC("fsession.multi/bpf_testmod:bpf_testmod_fentry_test1")
+int sess_mod(void *ctx)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	struct sess_rec *r;
+	bool is_ret;
+
+	if (!mine())
+		return 0;
+	r = sess_slot(&st.sess_mod, slot_by_cookie(cookie, NR_SESS_FUNCS), cookie);
+	if (r)
+		record_sess(r, ctx, SESS_TAG_MOD, &is_ret);
+	return 0;
+}
+
+/*
+ * Two fsession programs on one function, with an fentry and an fexit
+ * program between them: each must get its own session cookie. ret is
+ * ctx[1] read directly: 0 at entry, the return value at exit.
+ */
+SEC("fsession/bpf_fentry_test1")
+int BPF_PROG(fsess_a, int a, int ret)
+{
+	struct sess_half *h;
+	bool is_ret;
+
+	if (!mine())
+		return 0;
+	h = record_sess(&st.fsess_a, ctx, SESS_TAG_A, &is_ret);
+	h->arg0_direct = a;
+	h->ret_direct = is_ret ? (__u64)ret : h->ret_direct | (__u64)ret;
+	return 0;
+}
+
+SEC("fsession/bpf_fentry_test1")
+int BPF_PROG(fsess_b, int a, int ret)
+{
+	struct sess_half *h;
+	bool is_ret;
+
+	if (!mine())
+		return 0;
+	h = record_sess(&st.fsess_b, ctx, SESS_TAG_B, &is_ret);
+	h->arg0_direct = a;
+	h->ret_direct = is_ret ? (__u64)ret : h->ret_direct | (__u64)ret;
+	return 0;
+}
+
+SEC("fentry/bpf_fentry_test1")
+int BPF_PROG(plain_fentry, int a)
+{
+	__u64 ip = bpf_get_func_ip(ctx);
+	int i;
+
+	if (!mine())
+		return 0;
+	i = slot_by_ip(ip, st.addrs, NR_FUNCS);
+	record(&st.plain_fentry, i, ctx, ip, false);
+	if (i > 0 && i < NR_FUNCS)
+		st.plain_fentry.f[i].arg0_direct = a;
+	return 0;
+}
+
+SEC("fexit/bpf_fentry_test1")
+int BPF_PROG(plain_fexit, int a, int ret)
+{
+	__u64 ip = bpf_get_func_ip(ctx);
+	int i;
+
+	if (!mine())
+		return 0;
+	i = slot_by_ip(ip, st.addrs, NR_FUNCS);
+	record(&st.plain_fexit, i, ctx, ip, true);
+	if (i > 0 && i < NR_FUNCS)
+		st.plain_fexit.f[i].arg0_direct = a;
+	return 0;
+}
+
+/*
+ * kprobe.session written as upstream's selftests are: the kfuncs with ctx.
+ * Registers read on x86-64 only (the BPF build has x86's asm/ptrace.h
+ * alone, and arm64's 6.12 refuses kprobe_multi links anyway).
+ */
+SEC("kprobe.session/bpf_fentry_test?")
+int ksess(struct pt_regs *ctx)
+{
+	__u64 ip = bpf_get_func_ip(ctx);
+	struct sess_half *h;
+	struct sess_rec *r;
+	bool is_ret;
+	__u64 k;
+
+	if (!mine())
+		return 0;
+	r = sess_slot(&st.ksess, slot_by_ip(ip, st.addrs, NR_FUNCS), ip);
+	if (!r)
+		return 0;
+	h = sess_side(r, ctx, &is_ret);
+	k = h->hits++;
+	h->ip = ip;
+	h->cookie = bpf_get_attach_cookie(ctx);
+#if defined(__TARGET_ARCH_x86)
+	if (is_ret)
+		h->ret = PT_REGS_RC(ctx);
+	else
+		h->args[0] = PT_REGS_PARM1(ctx);
+#endif
+	sess_cookie(h, ctx, is_ret, k, SESS_TAG_KPROBE, ip);
 	return 0;
 }

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * upstream_libbpf_client: fentry.multi and fexit.multi driven by upstream's
- * libbpf (vendored, unmodified; see harness/upstream-libbpf/build.sh), so
- * that the kernel is checked against the library its users will have, not
- * against the tree's own libbpf.
+ * upstream_libbpf_client: fentry.multi, fexit.multi, fsession(.multi) and
+ * kprobe.session driven by upstream's libbpf (vendored, unmodified; see
+ * harness/upstream-libbpf/build.sh), so that the kernel is checked against
+ * the library its users will have, not against the tree's own libbpf.
  *
  * Runs as root from the directory that holds it and its .bpf.o (the
  * selftests output, with bpf_testmod.ko and bpftool). Prints test_progs'
@@ -919,13 +919,28 @@ static void test_errors(struct env *env)
 	}
 
 	/*
-	 * Until fsession lands: this kernel refuses fsession and
-	 * fsession.multi programs at load. Change these two checks with it.
+	 * fsession and fsession.multi programs load (bare: no kfunc); an
+	 * fsession.multi one is never taken for fentry.multi or fexit.multi.
 	 */
 	fd = load_trivial_tracing(BPF_TRACE_FSESSION, env->ids[1]);
-	expect_no_fd(fd, -EINVAL, "load BPF_TRACE_FSESSION on bpf_fentry_test1");
+	if (EXPECT(fd >= 0, "load BPF_TRACE_FSESSION on bpf_fentry_test1: %d (%s)",
+		   fd, strerror(-fd)))
+		close(fd);
 	fd = load_trivial_tracing(BPF_TRACE_FSESSION_MULTI, 0);
-	expect_no_fd(fd, -EINVAL, "load BPF_TRACE_FSESSION_MULTI");
+	if (EXPECT(fd >= 0, "load BPF_TRACE_FSESSION_MULTI: %d (%s)", fd, strerror(-fd))) {
+		LIBBPF_OPTS(bpf_link_create_opts, lopts);
+		int lfd;
+
+		lopts.tracing_multi.ids = one;
+		lopts.tracing_multi.cnt = 1;
+		lfd = bpf_link_create(fd, 0, BPF_TRACE_FENTRY_MULTI, &lopts);
+		expect_no_fd(lfd, -EINVAL,
+			     "bpf_link_create(fsession.multi, BPF_TRACE_FENTRY_MULTI)");
+		lfd = bpf_link_create(fd, 0, BPF_TRACE_FEXIT_MULTI, &lopts);
+		expect_no_fd(lfd, -EINVAL,
+			     "bpf_link_create(fsession.multi, BPF_TRACE_FEXIT_MULTI)");
+		close(fd);
+	}
 out:
 	bpf_object__close(obj);
 }
@@ -1474,6 +1489,516 @@ out:
 	unload_testmod();
 }
 
+/* ---- fsession, kprobe.session ---- */
+
+static_assert(NR_MANY_FUNCS <= NR_SESS_FUNCS, "sess_set has the MANY_* slots");
+
+/*
+ * Upstream's session kfuncs take ctx: bpf_session_is_return(void *ctx),
+ * bpf_session_cookie(void *ctx). libbpf binds the client's (weak) externs
+ * only to kernel prototypes of that shape, else the programs calling them
+ * fail to load with a verifier error: this says why, from vmlinux BTF.
+ */
+static bool check_session_kfuncs(const struct env *env)
+{
+	static const char *const names[] = { "bpf_session_is_return", "bpf_session_cookie" };
+	const struct btf *btf = env->vmlinux_btf;
+	const struct btf_type *t, *p;
+	bool ok = true;
+	size_t i;
+	int id;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		id = btf__find_by_name_kind(btf, names[i], BTF_KIND_FUNC);
+		if (!EXPECT(id > 0, "vmlinux BTF: no kfunc %s: %d", names[i], id)) {
+			ok = false;
+			continue;
+		}
+		t = btf__type_by_id(btf, btf__type_by_id(btf, id)->type);
+		p = btf_vlen(t) == 1 ? btf__type_by_id(btf, btf_params(t)[0].type) : NULL;
+		if (!EXPECT(p && btf_is_ptr(p),
+			    "vmlinux BTF: %s has %u parameters%s, want one, void *ctx (upstream's)",
+			    names[i], btf_vlen(t), p ? ", not a pointer" : ""))
+			ok = false;
+	}
+	return ok;
+}
+
+/* A vmlinux function's expectations in many_args' form. */
+static void vexp(int i, struct mexp *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->name = vfuncs[i].name;
+	e->nargs = vfuncs[i].nargs;
+	memcpy(e->size, vfuncs[i].size, sizeof(vfuncs[i].size));
+	memcpy(e->arg, vfuncs[i].arg, sizeof(vfuncs[i].arg));
+	e->ret = vfuncs[i].ret;
+}
+
+static const char *const sess_at[] = { "entry", "exit" };
+
+/*
+ * The session cookie of side @s of a function at @ip, call by call: 0 at
+ * entry, SESS_VAL(@tag, @ip, call) (its entry's write) at exit.
+ */
+static void check_sess_cookies(const char *prog, const char *name, const struct sess_half *h,
+			       int s, __u64 tag, __u64 ip)
+{
+	__u64 k, want;
+
+	for (k = 0; k < SESS_CALLS && k < h->hits; k++) {
+		want = s ? SESS_VAL(tag, ip, k + 1) : 0;
+		EXPECT(h->sess[k] == want,
+		       "%s, %s at %s, call %llu: *bpf_session_cookie() = %#llx, want %#llx%s",
+		       prog, name, sess_at[s], k + 1, h->sess[k], want,
+		       s ? " (what the entry wrote)" : "");
+	}
+}
+
+#define SESS_A0		1	/* ctx[0] read directly (BPF_PROG) */
+#define SESS_RET	2	/* BPF_PROG's ret read directly (fsession) */
+
+/*
+ * One function's record of an fsession(.multi) program: entry and exit
+ * each ran SESS_CALLS times with @e's arguments (helpers, and ctx[0] if
+ * SESS_A0), count, IP @ip and attach cookie @cookie; the return value is 0
+ * at entry (every call) and @e's at exit; the session cookie as above.
+ */
+static void check_sess(const char *prog, const struct mexp *e, const struct sess_rec *r,
+		       __u64 ip, __u64 cookie, __u64 tag, unsigned int direct)
+{
+	const struct sess_half *h;
+	const char *at;
+	__u64 m;
+	int s, j;
+
+	for (s = 0; s < 2; s++) {
+		h = &r->at[s];
+		at = sess_at[s];
+		if (!EXPECT(h->hits == SESS_CALLS, "%s, %s at %s: ran %llu times, want %d",
+			    prog, e->name, at, h->hits, SESS_CALLS) && !h->hits)
+			continue;
+		EXPECT(h->nargs == (__u64)e->nargs,
+		       "%s, %s at %s: bpf_get_func_arg_cnt() = %llu, want %d",
+		       prog, e->name, at, h->nargs, e->nargs);
+		for (j = 0; j < e->nargs && j < MANY_MAX_ARGS; j++) {
+			m = size_mask(e->size[j]);
+			if (e->size[j])
+				EXPECT((h->args[j] & m) == e->arg[j],
+				       "%s, %s at %s: bpf_get_func_arg(%d) = %#llx, want %#llx",
+				       prog, e->name, at, j, h->args[j], e->arg[j]);
+		}
+		if ((direct & SESS_A0) && e->size[0])
+			EXPECT((h->arg0_direct & size_mask(e->size[0])) == e->arg[0],
+			       "%s, %s at %s: ctx[0] = %#llx, want %#llx", prog, e->name, at,
+			       h->arg0_direct, e->arg[0]);
+		EXPECT(!h->errs, "%s, %s at %s: %llu helper calls failed", prog, e->name, at,
+		       h->errs);
+		EXPECT(h->past_end == -EINVAL,
+		       "%s, %s at %s: bpf_get_func_arg(%llu) = %lld, want -EINVAL",
+		       prog, e->name, at, h->nargs, h->past_end);
+		EXPECT(h->ip == ip,
+		       "%s, %s at %s: bpf_get_func_ip() = %#llx, want %#llx (kallsyms)",
+		       prog, e->name, at, h->ip, ip);
+		EXPECT(h->cookie == cookie,
+		       "%s, %s at %s: bpf_get_attach_cookie() = %#llx, want %#llx",
+		       prog, e->name, at, h->cookie, cookie);
+		if (s) {
+			EXPECT((__u32)h->ret == e->ret,
+			       "%s, %s at exit: bpf_get_func_ret() = %#llx, want %u",
+			       prog, e->name, h->ret, e->ret);
+			if (direct & SESS_RET)
+				EXPECT((__u32)h->ret_direct == e->ret,
+				       "%s, %s at exit: ret (ctx[%d]) = %#llx, want %u",
+				       prog, e->name, e->nargs, h->ret_direct, e->ret);
+		} else {
+			EXPECT(!h->ret,
+			       "%s, %s at entry: bpf_get_func_ret() = %#llx (or-ed), want 0",
+			       prog, e->name, h->ret);
+			if (direct & SESS_RET)
+				EXPECT(!h->ret_direct,
+				       "%s, %s at entry: ret (ctx[%d]) = %#llx (or-ed), want 0",
+				       prog, e->name, e->nargs, h->ret_direct);
+		}
+		check_sess_cookies(prog, e->name, h, s, tag, ip);
+	}
+}
+
+/* A session program must not have run for @slot (@name). */
+static void check_sess_not(const char *prog, const struct sess_set *set, int slot,
+			   const char *name)
+{
+	const struct sess_rec *r = &set->f[slot];
+
+	EXPECT(!r->at[0].hits && !r->at[1].hits,
+	       "%s ran %llu times at entry, %llu at exit for %s, not attached to it",
+	       prog, r->at[0].hits, r->at[1].hits, name);
+}
+
+/* Runs that the program could not tell apart by IP or cookie. */
+static void check_sess_unknown(const char *prog, const struct sess_set *set, const char *by)
+{
+	__u64 i;
+
+	if (!set->unknown)
+		return;
+	FAIL("%s: %llu runs with an unknown %s:", prog, set->unknown, by);
+	for (i = 0; i < set->unknown && i < MAX_UNKNOWN; i++)
+		printf("\t%#llx\n", set->unknown_key[i]);
+}
+
+/*
+ * SEC("fsession.multi/bpf_fentry_test?"), auto-attached; test_run twice.
+ * Every function: check_sess(), with ctx[0]; the link's info as upstream's
+ * struct has it, attach type BPF_TRACE_FSESSION_MULTI.
+ */
+static void test_fsession_multi_glob(struct env *env)
+{
+	static const char *const progs[] = { "sess_glob", NULL };
+	struct bpf_link *link = NULL;
+	struct bpf_program *prog;
+	struct client_state *st;
+	struct bpf_object *obj;
+	struct mexp e;
+	int i;
+
+	if (!check_session_kfuncs(env))
+		return;
+	obj = open_load(env, progs, &st);
+	if (!obj)
+		return;
+	prog = prog_by_name(obj, "sess_glob");
+	if (!prog)
+		goto out;
+	link = bpf_program__attach(prog);
+	if (!EXPECT(link, "bpf_program__attach(sess_glob): %s", strerror(errno)))
+		goto out;
+	check_link_info(bpf_link__fd(link), "sess_glob link", BPF_TRACE_FSESSION_MULTI,
+			env->vmlinux_btf_obj_id, &env->ids[1], &env->addrs[1], NULL,
+			NR_FUNCS - 1);
+	for (i = 0; i < SESS_CALLS; i++)
+		if (!run_fentry_tests(prog))
+			goto out;
+	for (i = 1; i < NR_FUNCS; i++) {
+		vexp(i, &e);
+		check_sess("sess_glob", &e, &st->sess_glob.f[i], env->addrs[i], 0,
+			   SESS_TAG_GLOB, SESS_A0);
+	}
+	check_sess_unknown("sess_glob", &st->sess_glob, "IP");
+	if (cur_failed)
+		print_addrs(vfuncs, env->addrs, NR_FUNCS);
+out:
+	bpf_link__destroy(link);
+	bpf_object__close(obj);
+}
+
+/*
+ * fsession.multi by ids with cookies, filed by cookie: sess_ids on
+ * bpf_fentry_test1..9 (vmlinux, out of BTF id order), sess_mod on
+ * bpf_testmod's functions of 0 to 11 argument slots and 16-byte structs
+ * (arm64: not test11, whose link is refused as a whole with -EOPNOTSUPP).
+ * Each function called twice; check_sess() for all, the links' info.
+ */
+static void test_fsession_multi_ids_cookies(struct env *env)
+{
+	static const char *const progs[] = { "sess_ids", "sess_mod", NULL };
+	static const int vorder[] = { 5, 1, 9, 3, 7, 2, 8, 4, 6 };
+#if defined(__x86_64__)
+	static const int mslots[] = {
+		MANY_S2, MANY_T11, MANY_T0, MANY_T7, MANY_T3, MANY_S1, MANY_T1, MANY_T2,
+	};
+#elif defined(__aarch64__)
+	static const int mslots[] = {
+		MANY_S2, MANY_T0, MANY_T7, MANY_T3, MANY_S1, MANY_T1, MANY_T2,
+	};
+	static const int t11[] = { MANY_T7, MANY_T11 };
+#else
+#error "fsession_multi_ids_cookies: expectations for x86_64 and aarch64 only"
+#endif
+	const int nv = ARRAY_SIZE(vorder), nm = ARRAY_SIZE(mslots);
+	__u64 vaddrs[ARRAY_SIZE(vorder)], vcookies[ARRAY_SIZE(vorder)];
+	__u32 vids[ARRAY_SIZE(vorder)];
+	LIBBPF_OPTS(bpf_tracing_multi_opts, opts,
+		    .ids = vids,
+		    .cookies = vcookies,
+		    .cnt = ARRAY_SIZE(vorder),
+	);
+	struct bpf_link *lv = NULL, *lm = NULL;
+	struct bpf_program *vprog, *mprog;
+	const char *names[NR_MANY_FUNCS] = {};
+	__u32 mids[NR_MANY_FUNCS] = {}, mod_btf_obj_id;
+	__u64 maddrs[NR_MANY_FUNCS] = {};
+	struct bpf_object *obj = NULL;
+	struct btf *mod_btf = NULL;
+	struct client_state *st;
+	struct mexp e;
+	int i, id, err = 0;
+
+	if (!check_session_kfuncs(env))
+		return;
+	for (i = 0; i < nv; i++) {
+		vids[i] = env->ids[vorder[i]];
+		vaddrs[i] = env->addrs[vorder[i]];
+		vcookies[i] = COOKIE(vorder[i]);
+	}
+	if (ensure_testmod())
+		return;
+	mod_btf_obj_id = btf_obj_id_by_name(TESTMOD);
+	if (!EXPECT(mod_btf_obj_id, "no BTF object %s", TESTMOD))
+		goto out;
+	mod_btf = btf__load_module_btf(TESTMOD, env->vmlinux_btf);
+	if (!EXPECT(mod_btf, "btf__load_module_btf(%s): %s", TESTMOD, strerror(errno)))
+		goto out;
+	for (i = 1; i < NR_MANY_FUNCS; i++) {
+		names[i] = many_funcs[i].name;
+		id = btf__find_by_name_kind(mod_btf, names[i], BTF_KIND_FUNC);
+		if (!EXPECT(id > 0, "%s BTF: no function %s: %d", TESTMOD, names[i], id))
+			err = -ENOENT;
+		mids[i] = id > 0 ? id : 0;
+	}
+	if (err || ksyms_find(TESTMOD, names, maddrs, NR_MANY_FUNCS))
+		goto out;
+
+	obj = open_load(env, progs, &st);
+	if (!obj)
+		goto out;
+	vprog = prog_by_name(obj, "sess_ids");
+	mprog = prog_by_name(obj, "sess_mod");
+	if (!vprog || !mprog)
+		goto out;
+	check_prog_btf_obj(vprog, env->vmlinux_btf_obj_id, "vmlinux");
+	check_prog_btf_obj(mprog, mod_btf_obj_id, TESTMOD);
+
+	lv = bpf_program__attach_tracing_multi(vprog, NULL, &opts);
+	if (!EXPECT(lv, "bpf_program__attach_tracing_multi(sess_ids, vmlinux ids): %s",
+		    strerror(errno)))
+		goto out;
+	check_link_info(bpf_link__fd(lv), "sess_ids link", BPF_TRACE_FSESSION_MULTI,
+			env->vmlinux_btf_obj_id, vids, vaddrs, vcookies, nv);
+#if defined(__aarch64__)
+	INFO("libbpf's \"failed to attach\" warning below is expected");
+	expect_no_link(many_ids_link(mprog, t11, ARRAY_SIZE(t11), mids, true), -EOPNOTSUPP,
+		       "sess_mod on test7 and test11 (11 slots > 8)");
+#endif
+	/* checks its info: attach type 61, module ids, addresses, cookies */
+	lm = many_attach_ids(mprog, mslots, nm, mids, maddrs, true, mod_btf_obj_id);
+	if (!lm)
+		goto out;
+	EXPECT(bpf_program__expected_attach_type(mprog) == BPF_TRACE_FSESSION_MULTI,
+	       "sess_mod: expected attach type %u, want %u",
+	       bpf_program__expected_attach_type(mprog), BPF_TRACE_FSESSION_MULTI);
+
+	for (i = 0; i < SESS_CALLS; i++)
+		if (!run_fentry_tests(vprog) || !trigger_testmod())
+			goto out;
+	/* the slot is the cookie's: IP and arguments must be its function's */
+	for (i = 1; i < NR_FUNCS; i++) {
+		vexp(i, &e);
+		check_sess("sess_ids", &e, &st->sess_ids.f[i], env->addrs[i], COOKIE(i),
+			   SESS_TAG_IDS, 0);
+	}
+	for (i = 1; i < NR_MANY_FUNCS; i++) {
+		if (in_slots(i, mslots, nm))
+			check_sess("sess_mod", &many_funcs[i], &st->sess_mod.f[i], maddrs[i],
+				   COOKIE(i), SESS_TAG_MOD, 0);
+		else
+			check_sess_not("sess_mod", &st->sess_mod, i, many_funcs[i].name);
+	}
+	check_sess_unknown("sess_ids", &st->sess_ids, "cookie");
+	check_sess_unknown("sess_mod", &st->sess_mod, "cookie");
+out:
+	if (cur_failed) {
+		print_addrs(vfuncs, env->addrs, NR_FUNCS);
+		for (i = 1; names[1] && i < NR_MANY_FUNCS; i++)
+			printf("\t%s: BTF id %u, at %#llx\n", names[i], mids[i], maddrs[i]);
+	}
+	bpf_link__destroy(lm);
+	bpf_link__destroy(lv);
+	bpf_object__close(obj);
+	btf__free(mod_btf);
+	unload_testmod();
+}
+
+/* plain_fentry or plain_fexit: check_rec() of SESS_CALLS calls. */
+static void check_plain(const char *prog, const struct set_rec *s, __u64 ip, bool fexit)
+{
+	struct func_rec r = s->f[1];
+
+	if (!EXPECT(r.hits == SESS_CALLS, "%s, %s: ran %llu times, want %d", prog,
+		    vfuncs[1].name, r.hits, SESS_CALLS) && !r.hits)
+		return;
+	r.hits = 1;	/* counted here */
+	check_rec(prog, &vfuncs[1], &r, ip, 0, fexit, true);
+	check_unknown(prog, s, "IP");
+}
+
+/*
+ * SEC("fsession/bpf_fentry_test1") twice, fsess_a with a cookie, fsess_b
+ * without, attached with fentry and fexit programs between them (fentry,
+ * fsess_a, fexit, fsess_b): check_sess() for both, with BPF_PROG's a and
+ * ret (0 at entry, 2 at exit), each reading back its own session cookie;
+ * the fentry and fexit programs as without them. fsess_a's link info.
+ */
+static void test_fsession(struct env *env)
+{
+	static const char *const progs[] = {
+		"fsess_a", "fsess_b", "plain_fentry", "plain_fexit", NULL,
+	};
+	LIBBPF_OPTS(bpf_trace_opts, topts, .cookie = COOKIE(1));
+	struct bpf_link *la = NULL, *lb = NULL, *lfentry = NULL, *lfexit = NULL;
+	struct bpf_program *pa, *pb, *pfentry, *pfexit;
+	struct bpf_link_info info;
+	struct client_state *st;
+	struct bpf_object *obj;
+	__u32 len = sizeof(info);
+	struct mexp e;
+	int i, err;
+
+	if (!check_session_kfuncs(env))
+		return;
+	obj = open_load(env, progs, &st);
+	if (!obj)
+		return;
+	pa = prog_by_name(obj, "fsess_a");
+	pb = prog_by_name(obj, "fsess_b");
+	pfentry = prog_by_name(obj, "plain_fentry");
+	pfexit = prog_by_name(obj, "plain_fexit");
+	if (!pa || !pb || !pfentry || !pfexit)
+		goto out;
+	lfentry = bpf_program__attach(pfentry);
+	if (!EXPECT(lfentry, "bpf_program__attach(plain_fentry): %s", strerror(errno)))
+		goto out;
+	la = bpf_program__attach_trace_opts(pa, &topts);
+	if (!EXPECT(la, "bpf_program__attach_trace_opts(fsess_a, cookie): %s",
+		    strerror(errno)))
+		goto out;
+	lfexit = bpf_program__attach(pfexit);
+	if (!EXPECT(lfexit, "bpf_program__attach(plain_fexit): %s", strerror(errno)))
+		goto out;
+	lb = bpf_program__attach(pb);
+	if (!EXPECT(lb, "bpf_program__attach(fsess_b): %s", strerror(errno)))
+		goto out;
+
+	memset(&info, 0, sizeof(info));
+	err = bpf_link_get_info_by_fd(bpf_link__fd(la), &info, &len);
+	if (EXPECT(!err, "fsess_a link: bpf_link_get_info_by_fd: %d (%s)", err,
+		   strerror(-err))) {
+		EXPECT(info.type == BPF_LINK_TYPE_TRACING, "fsess_a link: type %u, want %u",
+		       info.type, BPF_LINK_TYPE_TRACING);
+		EXPECT(info.tracing.attach_type == BPF_TRACE_FSESSION,
+		       "fsess_a link: attach_type %u, want %u", info.tracing.attach_type,
+		       BPF_TRACE_FSESSION);
+		EXPECT(info.tracing.target_obj_id == env->vmlinux_btf_obj_id,
+		       "fsess_a link: target_obj_id %u, want %u (vmlinux)",
+		       info.tracing.target_obj_id, env->vmlinux_btf_obj_id);
+		EXPECT(info.tracing.target_btf_id == env->ids[1],
+		       "fsess_a link: target_btf_id %u, want %u (%s)",
+		       info.tracing.target_btf_id, env->ids[1], vfuncs[1].name);
+	}
+
+	for (i = 0; i < SESS_CALLS; i++)
+		if (!run_fentry_tests(pa))
+			goto out;
+	vexp(1, &e);
+	check_sess("fsess_a", &e, &st->fsess_a, env->addrs[1], COOKIE(1), SESS_TAG_A,
+		   SESS_A0 | SESS_RET);
+	check_sess("fsess_b", &e, &st->fsess_b, env->addrs[1], 0, SESS_TAG_B,
+		   SESS_A0 | SESS_RET);
+	check_plain("plain_fentry", &st->plain_fentry, env->addrs[1], false);
+	check_plain("plain_fexit", &st->plain_fexit, env->addrs[1], true);
+out:
+	bpf_link__destroy(lb);
+	bpf_link__destroy(lfexit);
+	bpf_link__destroy(la);
+	bpf_link__destroy(lfentry);
+	bpf_object__close(obj);
+}
+
+/* ksess's record of one function: check_sess() where kprobes have it. */
+static void check_ksess(const struct fexp *e, const struct sess_rec *r, __u64 ip)
+{
+	const struct sess_half *h;
+	const char *at;
+	int s;
+
+	for (s = 0; s < 2; s++) {
+		h = &r->at[s];
+		at = sess_at[s];
+		if (!EXPECT(h->hits == SESS_CALLS, "ksess, %s at %s: ran %llu times, want %d",
+			    e->name, at, h->hits, SESS_CALLS) && !h->hits)
+			continue;
+		EXPECT(h->ip == ip,
+		       "ksess, %s at %s: bpf_get_func_ip() = %#llx, want %#llx (kallsyms)",
+		       e->name, at, h->ip, ip);
+		EXPECT(!h->cookie, "ksess, %s at %s: bpf_get_attach_cookie() = %#llx, want 0",
+		       e->name, at, h->cookie);
+#if defined(__x86_64__)
+		if (!s && e->size[0])
+			EXPECT((h->args[0] & size_mask(e->size[0])) == e->arg[0],
+			       "ksess, %s at entry: PT_REGS_PARM1 = %#llx, want %#llx (low %d)",
+			       e->name, h->args[0], e->arg[0], e->size[0]);
+		if (s)
+			EXPECT((__u32)h->ret == e->ret,
+			       "ksess, %s at exit: PT_REGS_RC = %#llx, want %u",
+			       e->name, h->ret, e->ret);
+#endif
+		check_sess_cookies("ksess", e->name, h, s, SESS_TAG_KPROBE, ip);
+	}
+}
+
+/*
+ * SEC("kprobe.session/bpf_fentry_test?") written as upstream's: the
+ * session kfuncs take ctx. It must load here through upstream's libbpf;
+ * on x86-64 it runs, auto-attached (a kprobe_multi link), at entry and exit
+ * of each call of test_run (ids_fentry's, not attached), twice: IP, cookie
+ * 0, PARM1 at entry, RC at exit, the session cookie round trip. arm64's
+ * 6.12 has no kprobe_multi (no FPROBE): the attach must fail -EOPNOTSUPP.
+ */
+static void test_kprobe_session_ctx(struct env *env)
+{
+	static const char *const progs[] = { "ksess", "ids_fentry", NULL };
+	struct bpf_program *prog, *trig;
+	struct bpf_link *link = NULL;
+	struct client_state *st;
+	struct bpf_object *obj;
+	int i;
+
+	if (!check_session_kfuncs(env))
+		return;
+	obj = open_load(env, progs, &st);
+	if (!obj)
+		return;
+	prog = prog_by_name(obj, "ksess");
+	trig = prog_by_name(obj, "ids_fentry");
+	if (!prog || !trig)
+		goto out;
+	EXPECT(bpf_program__expected_attach_type(prog) == BPF_TRACE_KPROBE_SESSION,
+	       "ksess: expected attach type %u, want %u",
+	       bpf_program__expected_attach_type(prog), BPF_TRACE_KPROBE_SESSION);
+	link = bpf_program__attach(prog);
+#if defined(__aarch64__)
+	INFO("libbpf's \"failed to attach\" warning below is expected");
+	expect_no_link(link, -EOPNOTSUPP, "bpf_program__attach(ksess): kprobe_multi on arm64");
+	link = NULL;
+	if (!cur_failed)
+		INFO("ksess loaded; not run: arm64's kprobe_multi links are refused");
+	goto out;
+#endif
+	if (!EXPECT(link, "bpf_program__attach(ksess): %s", strerror(errno)))
+		goto out;
+	for (i = 0; i < SESS_CALLS; i++)
+		if (!run_fentry_tests(trig))
+			goto out;
+	for (i = 1; i < NR_FUNCS; i++)
+		check_ksess(&vfuncs[i], &st->ksess.f[i], env->addrs[i]);
+	check_sess_unknown("ksess", &st->ksess, "IP");
+	if (cur_failed)
+		print_addrs(vfuncs, env->addrs, NR_FUNCS);
+out:
+	bpf_link__destroy(link);
+	bpf_object__close(obj);
+}
+
 /* ---- main ---- */
 
 static const struct {
@@ -1487,7 +2012,10 @@ static const struct {
 	{ "errors", test_errors },
 	{ "bpftool", test_bpftool },
 	{ "many_args", test_many_args },
-	/* next: fsession_multi */
+	{ "fsession_multi_glob", test_fsession_multi_glob },
+	{ "fsession_multi_ids_cookies", test_fsession_multi_ids_cookies },
+	{ "fsession", test_fsession },
+	{ "kprobe_session_ctx", test_kprobe_session_ctx },
 };
 
 /* vmlinux BTF, the ids and addresses of bpf_fentry_test1..9 */

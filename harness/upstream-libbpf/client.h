@@ -81,6 +81,49 @@ struct many_set {
 	__u64 unknown_key[MAX_UNKNOWN];	/* their IPs */
 };
 
+/*
+ * fsession, fsession.multi and kprobe.session: one program at a function's
+ * entry and exit. Each function is called SESS_CALLS times; for its n-th
+ * call (from 1) the entry writes SESS_VAL(tag, IP, n) to its session cookie,
+ * @tag the program's, so the exit reading it back shows the cookie is kept
+ * per invocation and per link. Slots as struct set_rec's (vmlinux) or the
+ * MANY_* ones (bpf_testmod).
+ */
+#define NR_SESS_FUNCS	NR_FUNCS
+#define SESS_CALLS	2
+#define SESS_TAG_GLOB	0x5e55000000001000ULL	/* sess_glob */
+#define SESS_TAG_IDS	0x5e55000000002000ULL	/* sess_ids */
+#define SESS_TAG_MOD	0x5e55000000003000ULL	/* sess_mod */
+#define SESS_TAG_A	0x5e55000000004000ULL	/* fsess_a */
+#define SESS_TAG_B	0x5e55000000005000ULL	/* fsess_b */
+#define SESS_TAG_KPROBE	0x5e55000000006000ULL	/* ksess */
+#define SESS_VAL(tag, ip, n)	(((__u64)(ip) ^ (tag)) + (n))
+
+/* One side of a session: at[0] the entry runs, at[1] the exit runs. */
+struct sess_half {
+	__u64 hits;			/* by bpf_session_is_return() */
+	__u64 nargs;			/* bpf_get_func_arg_cnt() */
+	__u64 args[MANY_MAX_ARGS];	/* bpf_get_func_arg(); kprobe: PARM1 */
+	__u64 arg0_direct;		/* ctx[0], read directly (BPF_PROG) */
+	__u64 ret_direct;		/* BPF_PROG's ret (fsession); entry: or-ed */
+	__u64 ret;			/* bpf_get_func_ret(), kprobe: RC; entry: or-ed */
+	__u64 ip;			/* bpf_get_func_ip() */
+	__u64 cookie;			/* bpf_get_attach_cookie() */
+	__u64 errs;			/* helpers that failed */
+	__s64 past_end;			/* bpf_get_func_arg(ctx, nargs): -EINVAL */
+	__u64 sess[SESS_CALLS];		/* *bpf_session_cookie() read, call by call */
+};
+
+struct sess_rec {
+	struct sess_half at[2];
+};
+
+struct sess_set {
+	struct sess_rec f[NR_SESS_FUNCS];
+	__u64 unknown;			/* calls not matched to a slot */
+	__u64 unknown_key[MAX_UNKNOWN];	/* their IPs or cookies */
+};
+
 struct client_state {
 	/* in: set by the user side before it attaches */
 	__u32 tgid;			/* count calls of this process only */
@@ -102,6 +145,15 @@ struct client_state {
 	struct many_set many_struct_fentry;
 	struct many_set many_struct_fexit;
 	struct many_set many_direct;
+	/* fsession: out */
+	struct sess_set sess_glob;	/* fsession.multi/bpf_fentry_test? */
+	struct sess_set sess_ids;	/* fsession.multi, vmlinux ids, cookies */
+	struct sess_set sess_mod;	/* fsession.multi, bpf_testmod ids, cookies */
+	struct sess_rec fsess_a;	/* fsession/bpf_fentry_test1, with a cookie */
+	struct sess_rec fsess_b;	/* another one there */
+	struct set_rec plain_fentry;	/* fentry/bpf_fentry_test1 beside them */
+	struct set_rec plain_fexit;	/* fexit/bpf_fentry_test1 beside them */
+	struct sess_set ksess;		/* kprobe.session/bpf_fentry_test? */
 };
 
 #endif

@@ -6,6 +6,7 @@
 #include "tracing_multi_args.skel.h"
 #include "verifier_tracing_args.skel.h"
 #include "tracing_multi_many.skel.h"
+#include "tracing_multi_session.skel.h"
 
 /* Auto-attach by pattern: every function, its args and return value. */
 static void test_skel_pattern(void)
@@ -993,6 +994,540 @@ out:
 	tracing_multi_args__destroy(skel);
 }
 
+/* A test name for ASSERT_*(): one at a time. */
+__printf(1, 2)
+static const char *tname(const char *fmt, ...)
+{
+	static char buf[128];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return buf;
+}
+
+/* What bpf_fentry_test1..9 get (low byte of each argument) and return. */
+static const __u8 session_nr_args[NR_FUNCS + 1] = { 0, 1, 2, 3, 4, 5, 6, 1, 1, 1 };
+
+static const __u8 session_args[NR_FUNCS + 1][6] = {
+	{}, { 1 }, { 2, 3 }, { 4, 5, 6 }, { 7, 8, 9, 10 }, { 11, 12, 13, 14, 15 },
+	{ 16, 17, 18, 19, 20, 21 }, { 0 },
+};
+
+static const int session_rets[NR_FUNCS + 1] = { 0, 2, 5, 15, 34, 65, 111, 0, 0, 0 };
+
+#define SESSION_COOKIE_SEED 0x5eed
+
+/*
+ * The fsession.multi program's record of bpf_fentry_test1..9 after @hits
+ * runs of one link (@acookies[N]: the attach cookie of bpf_fentry_testN,
+ * NULL for none). At both ends: the arguments (by bpf_get_func_arg() and
+ * slot 0 directly), their count, the function's address (the program files
+ * a run under N only when bpf_get_func_ip() is bpf_fentry_testN's); at
+ * entry the return value 0 and the session cookie 0; at exit the return
+ * value and the cookie that the entry run wrote.
+ */
+static void check_session_multi(struct tracing_multi_session *skel, __u64 hits,
+				const __u64 *acookies, const char *what)
+{
+	struct tracing_multi_session__bss *bss = skel->bss;
+	int i, j, k;
+
+	for (i = 1; i <= NR_FUNCS; i++) {
+		__u64 ac = acookies ? acookies[i] : 0, ip = bss->m_ip[i][0];
+
+		for (k = 0; k < 2; k++) {
+			const char *side = k ? "exit" : "entry";
+			__u64 n = session_nr_args[i];
+
+			ASSERT_EQ(bss->m_hits[i][k], hits,
+				  tname("%s test%d %s hits", what, i, side));
+			ASSERT_EQ(bss->m_cnt[i][k], n,
+				  tname("%s test%d %s arg cnt", what, i, side));
+			for (j = 0; j < n; j++) {
+				__u64 v = bss->m_args[i][k][j];
+
+				/* bpf_fentry_test8, 9: a pointer, the same at both ends */
+				if (i >= 8)
+					ASSERT_EQ(v, bss->m_args[i][0][j],
+						  tname("%s test%d %s arg %d", what, i, side, j));
+				else
+					ASSERT_EQ((__u8)v, session_args[i][j],
+						  tname("%s test%d %s arg %d", what, i, side, j));
+			}
+			ASSERT_EQ(bss->m_arg0[i][k], bss->m_args[i][k][0],
+				  tname("%s test%d %s ctx[0]", what, i, side));
+			ASSERT_EQ(bss->m_far_err[i][k], -EINVAL,
+				  tname("%s test%d %s arg n", what, i, side));
+			ASSERT_EQ(bss->m_ret_err[i][k], 0,
+				  tname("%s test%d %s bpf_get_func_ret", what, i, side));
+			ASSERT_EQ((int)bss->m_ret[i][k], k ? session_rets[i] : 0,
+				  tname("%s test%d %s return value", what, i, side));
+			ASSERT_EQ(bss->m_cookie[i][k], k ? ip ^ SESSION_COOKIE_SEED ^ ac : 0,
+				  tname("%s test%d %s session cookie", what, i, side));
+			ASSERT_EQ(bss->m_attach_cookie[i][k], ac,
+				  tname("%s test%d %s attach cookie", what, i, side));
+			ASSERT_EQ(bss->m_ip[i][k], ip, tname("%s test%d %s ip", what, i, side));
+		}
+		/* entry, then exit, then the next function's entry */
+		ASSERT_LT(bss->m_seq[i][0], bss->m_seq[i][1], tname("%s test%d order", what, i));
+		if (i > 1)
+			ASSERT_LT(bss->m_seq[i - 1][1], bss->m_seq[i][0],
+				  tname("%s test%d after test%d", what, i, i - 1));
+	}
+	ASSERT_EQ(bss->cookie_bad, 0, tname("%s cookie_bad", what));
+	ASSERT_EQ(bss->bad, 0, tname("%s bad", what));
+}
+
+/* The ordinary fsession programs' records after @runs runs: fs1 and fs1b
+ * (two links on bpf_fentry_test1, each with its own cookie) and fs2.
+ */
+static void check_session_ordinary(struct tracing_multi_session *skel, __u64 runs,
+				   bool with_fs1b, const char *what)
+{
+	struct tracing_multi_session__bss *bss = skel->bss;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		const char *side = k ? "exit" : "entry";
+
+		ASSERT_EQ(bss->fs1_hits[k], runs, tname("%s fs1 %s hits", what, side));
+		ASSERT_EQ(bss->fs1_a[k], 1, tname("%s fs1 %s a", what, side));
+		ASSERT_EQ(bss->fs1_ret[k], k ? 2 : 0, tname("%s fs1 %s ret", what, side));
+		ASSERT_EQ(bss->fs1_cookie[k], k ? 17 : 0, tname("%s fs1 %s cookie", what, side));
+		if (with_fs1b)
+			ASSERT_EQ(bss->fs1b_cookie[k], k ? 109 : 0,
+				  tname("%s fs1b %s cookie", what, side));
+
+		ASSERT_EQ(bss->fs2_hits[k], runs, tname("%s fs2 %s hits", what, side));
+		ASSERT_EQ(bss->fs2_cnt[k], 2, tname("%s fs2 %s arg cnt", what, side));
+		ASSERT_EQ(bss->fs2_ret_err[k], 0, tname("%s fs2 %s get_func_ret", what, side));
+		ASSERT_EQ(bss->fs2_ret[k], k ? 5 : 0, tname("%s fs2 %s ret", what, side));
+		ASSERT_EQ(bss->fs2_arg_err[k], 0, tname("%s fs2 %s get_func_arg", what, side));
+		ASSERT_EQ(bss->fs2_args[k][0], 2, tname("%s fs2 %s a", what, side));
+		ASSERT_EQ(bss->fs2_args[k][1], 3, tname("%s fs2 %s b", what, side));
+		ASSERT_EQ(bss->fs2_ip_ok[k], 1, tname("%s fs2 %s bpf_get_func_ip", what, side));
+	}
+	ASSERT_LT(bss->fs1_seq[0], bss->fs1_seq[1], tname("%s fs1 order", what));
+	ASSERT_LT(bss->fs1_seq[1], bss->fs2_seq[0], tname("%s fs1 before fs2", what));
+	ASSERT_LT(bss->fs2_seq[0], bss->fs2_seq[1], tname("%s fs2 order", what));
+	ASSERT_EQ(bss->bad, 0, tname("%s bad", what));
+}
+
+/* Ordinary fsession programs: one program runs at entry and at exit of its
+ * function, the cookie is per invocation (0 again at each entry) and per
+ * link; test_run takes an fsession program.
+ */
+static void test_fsession(void)
+{
+	struct tracing_multi_session *skel;
+	struct bpf_link_info info = {};
+	__u32 len = sizeof(info);
+	char what[16];
+	int run;
+
+	skel = tracing_multi_session__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+		return;
+	skel->links.fs1 = bpf_program__attach(skel->progs.fs1);
+	skel->links.fs1b = bpf_program__attach(skel->progs.fs1b);
+	skel->links.fs2 = bpf_program__attach(skel->progs.fs2);
+	if (!ASSERT_OK_PTR(skel->links.fs1, "attach fs1") ||
+	    !ASSERT_OK_PTR(skel->links.fs1b, "attach fs1b") ||
+	    !ASSERT_OK_PTR(skel->links.fs2, "attach fs2"))
+		goto out;
+	if (ASSERT_OK(bpf_link_get_info_by_fd(bpf_link__fd(skel->links.fs1), &info, &len),
+		      "link info")) {
+		ASSERT_EQ(info.type, BPF_LINK_TYPE_TRACING, "link type");
+		ASSERT_EQ(info.tracing.attach_type, BPF_TRACE_FSESSION, "attach_type");
+	}
+
+	for (run = 1; run <= 2; run++) {
+		snprintf(what, sizeof(what), "run %d", run);
+		test_run(skel->progs.fs1);
+		check_session_ordinary(skel, run, true, what);
+		ASSERT_EQ(skel->bss->fs1b_hits[0], run, "fs1b entry hits");
+		ASSERT_EQ(skel->bss->fs1b_hits[1], run, "fs1b exit hits");
+	}
+
+	/* the other link on the function goes: fs1 runs as before */
+	bpf_link__destroy(skel->links.fs1b);
+	skel->links.fs1b = NULL;
+	test_run(skel->progs.fs2);
+	check_session_ordinary(skel, 3, false, "fs1b detached");
+	ASSERT_EQ(skel->bss->fs1b_hits[0], 2, "fs1b entry hits after detach");
+	ASSERT_EQ(skel->bss->fs1b_hits[1], 2, "fs1b exit hits after detach");
+out:
+	tracing_multi_session__destroy(skel);
+}
+
+/* fsession.multi on bpf_fentry_test1..9: by its SEC() pattern, by ids with
+ * cookies (each run again, the cookie is 0 at entry), and two links of one
+ * program on the same functions, each with its own session cookie.
+ */
+static void test_fsession_multi(void)
+{
+	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
+	struct tracing_multi_session *skel;
+	struct bpf_link *link = NULL, *link2 = NULL;
+	__u64 cookies[NR_FUNCS], cookies2[NR_FUNCS], acookies[NR_FUNCS + 1];
+	struct bpf_link_info info = {};
+	__u32 ids[NR_FUNCS], len = sizeof(info);
+	int i;
+
+	if (fentry_test_ids(ids))
+		return;
+	skel = tracing_multi_session__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+		return;
+
+	link = bpf_program__attach(skel->progs.fsm_pattern);
+	if (!ASSERT_OK_PTR(link, "attach by SEC() pattern"))
+		goto out;
+	test_run(skel->progs.fsm_pattern);	/* test_run takes fsession.multi */
+	check_session_multi(skel, 1, NULL, "pattern");
+	bpf_link__destroy(link);
+	link = NULL;
+
+	/* ids in reverse order, cookie 100 + N for bpf_fentry_testN */
+	for (i = 0; i < NR_FUNCS / 2; i++) {
+		__u32 tmp = ids[i];
+
+		ids[i] = ids[NR_FUNCS - 1 - i];
+		ids[NR_FUNCS - 1 - i] = tmp;
+	}
+	for (i = 0; i < NR_FUNCS; i++) {
+		cookies[i] = 100 + NR_FUNCS - i;
+		cookies2[i] = 200 + NR_FUNCS - i;
+		acookies[NR_FUNCS - i] = cookies[i];
+	}
+	opts.ids = ids;
+	opts.cookies = cookies;
+	opts.cnt = NR_FUNCS;
+	memset(skel->bss, 0, sizeof(*skel->bss));
+	link = bpf_program__attach_tracing_multi(skel->progs.fsm, NULL, &opts);
+	if (!ASSERT_OK_PTR(link, "attach by ids"))
+		goto out;
+	if (ASSERT_OK(bpf_link_get_info_by_fd(bpf_link__fd(link), &info, &len), "link info")) {
+		ASSERT_EQ(info.type, BPF_LINK_TYPE_TRACING_MULTI, "link type");
+		ASSERT_EQ(info.tracing_multi.attach_type, BPF_TRACE_FSESSION_MULTI, "attach_type");
+		ASSERT_EQ(info.tracing_multi.count, NR_FUNCS, "count");
+	}
+	test_run(skel->progs.fsm);
+	check_session_multi(skel, 1, acookies, "ids, run 1");
+	test_run(skel->progs.fsm);
+	check_session_multi(skel, 2, acookies, "ids, run 2");
+
+	/* a second link of the program: two runs at each end, two cookies */
+	opts.cookies = cookies2;
+	link2 = bpf_program__attach_tracing_multi(skel->progs.fsm, NULL, &opts);
+	if (!ASSERT_OK_PTR(link2, "attach second link"))
+		goto out;
+	memset(skel->bss, 0, sizeof(*skel->bss));
+	test_run(skel->progs.fsm);
+	for (i = 1; i <= NR_FUNCS; i++) {
+		ASSERT_EQ(skel->bss->m_hits[i][0], 2, "two links: entry hits");
+		ASSERT_EQ(skel->bss->m_hits[i][1], 2, "two links: exit hits");
+	}
+	ASSERT_EQ(skel->bss->cookie_bad, 0, "two links: cookie_bad");
+	ASSERT_EQ(skel->bss->bad, 0, "two links: bad");
+
+	/* and back to one */
+	bpf_link__destroy(link2);
+	link2 = NULL;
+	memset(skel->bss, 0, sizeof(*skel->bss));
+	test_run(skel->progs.fsm);
+	check_session_multi(skel, 1, acookies, "second link detached");
+out:
+	bpf_link__destroy(link2);
+	bpf_link__destroy(link);
+	tracing_multi_session__destroy(skel);
+}
+
+/* fsession.multi reads the return value slot of bpf_fentry_test1 (one
+ * argument, so slot 1) directly: 0 at entry, the return value at exit.
+ */
+static void test_fsession_ret_slot(void)
+{
+	struct tracing_multi_session *skel;
+	struct bpf_link *link;
+	__u32 ids[NR_FUNCS];
+
+	if (fentry_test_ids(ids))
+		return;
+	skel = tracing_multi_session__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+		return;
+	link = attach_ids(skel->progs.fsm_ret_slot, ids, 1);
+	if (!ASSERT_OK_PTR(link, "attach"))
+		goto out;
+	test_run(skel->progs.fsm_ret_slot);
+	ASSERT_EQ(skel->bss->ret_slot_hits[0], 1, "entry hits");
+	ASSERT_EQ(skel->bss->ret_slot_hits[1], 1, "exit hits");
+	ASSERT_EQ(skel->bss->ret_slot_a[0], 1, "entry a");
+	ASSERT_EQ(skel->bss->ret_slot_a[1], 1, "exit a");
+	ASSERT_EQ(skel->bss->ret_slot[0], 0, "entry return value slot");
+	ASSERT_EQ(skel->bss->ret_slot[1], 2, "exit return value slot");
+	bpf_link__destroy(link);
+out:
+	tracing_multi_session__destroy(skel);
+}
+
+/* Ordinary fentry and fexit on bpf_fentry_test1 as the fsession programs
+ * run there.
+ */
+static void check_mix_ordinary(struct tracing_multi_session *skel, const char *what)
+{
+	ASSERT_EQ(skel->bss->mix_entry_hits, 1, tname("%s fentry hits", what));
+	ASSERT_EQ(skel->bss->mix_entry_a, 1, tname("%s fentry a", what));
+	ASSERT_EQ(skel->bss->mix_exit_hits, 1, tname("%s fexit hits", what));
+	ASSERT_EQ(skel->bss->mix_exit_a, 1, tname("%s fexit a", what));
+	ASSERT_EQ(skel->bss->mix_exit_ret, 2, tname("%s fexit ret", what));
+}
+
+static void check_mix_multi(struct tracing_multi_session *skel, const char *what)
+{
+	int i;
+
+	for (i = 1; i <= NR_FUNCS; i++) {
+		ASSERT_EQ(skel->bss->mix_multi_entry_hits[i], 1,
+			  tname("%s fentry.multi test%d hits", what, i));
+		ASSERT_EQ(skel->bss->mix_multi_entry_cnt[i], session_nr_args[i],
+			  tname("%s fentry.multi test%d arg cnt", what, i));
+		ASSERT_EQ(skel->bss->mix_multi_exit_hits[i], 1,
+			  tname("%s fexit.multi test%d hits", what, i));
+		ASSERT_EQ((int)skel->bss->mix_multi_exit_ret[i], session_rets[i],
+			  tname("%s fexit.multi test%d ret", what, i));
+	}
+}
+
+/*
+ * fsession and fsession.multi beside ordinary fentry/fexit on
+ * bpf_fentry_test1 (which then gets an image of its own) and beside
+ * fentry.multi/fexit.multi on the same functions: every program sees what
+ * it sees alone, whichever links come and go.
+ */
+static void test_fsession_mixed(void)
+{
+	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
+	struct bpf_link *fsm = NULL, *me = NULL, *mx = NULL;
+	__u64 cookies[NR_FUNCS], acookies[NR_FUNCS + 1];
+	struct tracing_multi_session *skel;
+	__u32 ids[NR_FUNCS];
+	int i, shared, own;
+
+	if (fentry_test_ids(ids))
+		return;
+	skel = tracing_multi_session__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+		return;
+	for (i = 0; i < NR_FUNCS; i++) {
+		cookies[i] = 100 + i + 1;
+		acookies[i + 1] = cookies[i];
+	}
+	opts.ids = ids;
+	opts.cookies = cookies;
+	opts.cnt = NR_FUNCS;
+	fsm = bpf_program__attach_tracing_multi(skel->progs.fsm, NULL, &opts);
+	if (!ASSERT_OK_PTR(fsm, "attach fsession.multi"))
+		goto out;
+
+	/* 1: ordinary fentry, fexit and fsession on bpf_fentry_test1 */
+	skel->links.mix_entry = bpf_program__attach(skel->progs.mix_entry);
+	skel->links.mix_exit = bpf_program__attach(skel->progs.mix_exit);
+	skel->links.fs1 = bpf_program__attach(skel->progs.fs1);
+	skel->links.fs2 = bpf_program__attach(skel->progs.fs2);
+	if (!ASSERT_OK_PTR(skel->links.mix_entry, "attach fentry") ||
+	    !ASSERT_OK_PTR(skel->links.mix_exit, "attach fexit") ||
+	    !ASSERT_OK_PTR(skel->links.fs1, "attach fs1") ||
+	    !ASSERT_OK_PTR(skel->links.fs2, "attach fs2"))
+		goto out;
+	test_run(skel->progs.fsm);
+	check_session_multi(skel, 1, acookies, "with fentry/fexit/fsession");
+	check_session_ordinary(skel, 1, false, "with fsession.multi");
+	check_mix_ordinary(skel, "with fsession.multi");
+	/* test1 and test2 run ordinary programs: images of their own */
+	if (!count_multi_tramps(&shared, &own))
+		ASSERT_EQ(own, 2, "own images with ordinary programs");
+
+	/* 2: the ordinary programs go, fsession.multi alone again */
+	bpf_link__destroy(skel->links.mix_entry);
+	bpf_link__destroy(skel->links.mix_exit);
+	bpf_link__destroy(skel->links.fs1);
+	bpf_link__destroy(skel->links.fs2);
+	skel->links.mix_entry = NULL;
+	skel->links.mix_exit = NULL;
+	skel->links.fs1 = NULL;
+	skel->links.fs2 = NULL;
+	memset(skel->bss, 0, sizeof(*skel->bss));
+	test_run(skel->progs.fsm);
+	check_session_multi(skel, 1, acookies, "ordinary programs detached");
+	ASSERT_EQ(skel->bss->mix_entry_hits, 0, "fentry detached");
+	ASSERT_EQ(skel->bss->fs1_hits[0], 0, "fsession detached");
+	if (!count_multi_tramps(&shared, &own))
+		ASSERT_EQ(own, 0, "no own images");
+
+	/* 3: fentry.multi and fexit.multi on the same functions */
+	me = attach_ids(skel->progs.mix_multi_entry, ids, NR_FUNCS);
+	mx = attach_ids(skel->progs.mix_multi_exit, ids, NR_FUNCS);
+	if (!ASSERT_OK_PTR(me, "attach fentry.multi") || !ASSERT_OK_PTR(mx, "attach fexit.multi"))
+		goto out;
+	memset(skel->bss, 0, sizeof(*skel->bss));
+	test_run(skel->progs.fsm);
+	check_session_multi(skel, 1, acookies, "with fentry.multi/fexit.multi");
+	check_mix_multi(skel, "with fsession.multi");
+
+	/* 4: and the ordinary fentry/fexit on bpf_fentry_test1 too */
+	skel->links.mix_entry = bpf_program__attach(skel->progs.mix_entry);
+	skel->links.mix_exit = bpf_program__attach(skel->progs.mix_exit);
+	if (!ASSERT_OK_PTR(skel->links.mix_entry, "attach fentry again") ||
+	    !ASSERT_OK_PTR(skel->links.mix_exit, "attach fexit again"))
+		goto out;
+	memset(skel->bss, 0, sizeof(*skel->bss));
+	test_run(skel->progs.fsm);
+	check_session_multi(skel, 1, acookies, "with all");
+	check_mix_multi(skel, "with all");
+	check_mix_ordinary(skel, "with all");
+
+	/* 5: fsession.multi goes, the others run as before */
+	bpf_link__destroy(fsm);
+	fsm = NULL;
+	memset(skel->bss, 0, sizeof(*skel->bss));
+	test_run(skel->progs.mix_multi_entry);
+	check_mix_multi(skel, "fsession.multi detached");
+	check_mix_ordinary(skel, "fsession.multi detached");
+	for (i = 1; i <= NR_FUNCS; i++) {
+		ASSERT_EQ(skel->bss->m_hits[i][0], 0, "fsession.multi detached: entry hits");
+		ASSERT_EQ(skel->bss->m_hits[i][1], 0, "fsession.multi detached: exit hits");
+	}
+	ASSERT_EQ(skel->bss->bad, 0, "bad");
+out:
+	bpf_link__destroy(me);
+	bpf_link__destroy(mx);
+	bpf_link__destroy(fsm);
+	tracing_multi_session__destroy(skel);
+}
+
+/* What bpf_testmod_fentry_test0..3, 7, 11 (by argument count) sum up to
+ * (low bytes of the arguments) and return.
+ */
+static const int mod_sums[12] = { [1] = 1, [2] = 5, [3] = 15, [7] = 133, [11] = 231 };
+static const int mod_rets[12] = { [0] = 42, [1] = 2, [2] = 5, [3] = 15, [7] = 133, [11] = 231 };
+
+/* Program @p's (0: mod_all, 1: mod_many) record of the function of @n
+ * arguments: @hits runs, or none.
+ */
+static void check_session_mod(struct tracing_multi_session *skel, int p, int n, __u64 hits)
+{
+	struct tracing_multi_session__bss *bss = skel->bss;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		const char *side = k ? "exit" : "entry";
+
+		ASSERT_EQ(bss->mod_hits[p][n][k], hits,
+			  tname("prog %d test%d %s hits", p, n, side));
+		if (!hits)
+			continue;
+		ASSERT_EQ(bss->mod_sum[p][n][k], mod_sums[n],
+			  tname("prog %d test%d %s args", p, n, side));
+		ASSERT_EQ((int)bss->mod_ret[p][n][k], k ? mod_rets[n] : 0,
+			  tname("prog %d test%d %s ret", p, n, side));
+		ASSERT_EQ(bss->mod_cookie[p][n][k], k ? (p + 1) * 1000 + n * 100 + mod_sums[n] : 0,
+			  tname("prog %d test%d %s session cookie", p, n, side));
+		if (p == 1)
+			ASSERT_EQ(bss->mod_slot6[n][k], 22,
+				  tname("prog %d test%d %s slot 6", p, n, side));
+	}
+}
+
+/*
+ * bpf_testmod's functions, with stack arguments on x86-64: fsession.multi
+ * by "module:glob" on all of them (libbpf's pattern takes what the arch's
+ * trampolines take) and by module ids on 7 and 11 arguments (arm64: 11 is
+ * -EOPNOTSUPP, the link as a whole), an ordinary fsession on test7.
+ */
+static void test_fsession_module(void)
+{
+	static const char * const names[] = {
+		"bpf_testmod_fentry_test7", "bpf_testmod_fentry_test11",
+	};
+	static const int all[] = { 0, 1, 2, 3, 7, 11 };
+#if defined(__x86_64__)
+	const int max_slots = 12;
+#else
+	const int max_slots = 8;
+#endif
+	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
+	struct tracing_multi_session *skel;
+	struct bpf_link *many = NULL;
+	__u32 ids[2];
+	int i;
+
+	if (testmod_ids(names, 2, ids))
+		return;
+	skel = tracing_multi_session__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+		return;
+	opts.ids = ids;
+	opts.cnt = 2;
+	if (max_slots < 11) {
+		many = bpf_program__attach_tracing_multi(skel->progs.mod_many, NULL, &opts);
+		ASSERT_EQ(libbpf_get_error(many), -EOPNOTSUPP, "11 slots on this arch");
+		many = NULL;
+		opts.cnt = 1;
+	}
+	many = bpf_program__attach_tracing_multi(skel->progs.mod_many, NULL, &opts);
+	skel->links.mod_all = bpf_program__attach(skel->progs.mod_all);
+	skel->links.mod7 = bpf_program__attach(skel->progs.mod7);
+	if (!ASSERT_OK_PTR(many, "attach by ids") ||
+	    !ASSERT_OK_PTR(skel->links.mod_all, "attach by pattern") ||
+	    !ASSERT_OK_PTR(skel->links.mod7, "attach fsession"))
+		goto out;
+	ASSERT_OK(trigger_module_test_read(1), "trigger_module_test_read");
+
+	for (i = 0; i < ARRAY_SIZE(all); i++) {
+		int n = all[i];
+
+		check_session_mod(skel, 0, n, n <= max_slots);
+		if (n >= 7)
+			check_session_mod(skel, 1, n, n <= max_slots);
+		else
+			check_session_mod(skel, 1, n, 0);
+	}
+	for (i = 0; i < 2; i++) {
+		const char *side = i ? "exit" : "entry";
+
+		ASSERT_EQ(skel->bss->mod7_hits[i], 1, tname("fsession test7 %s hits", side));
+		ASSERT_EQ(skel->bss->mod7_g[i], 22, tname("fsession test7 %s g", side));
+		ASSERT_EQ(skel->bss->mod7_ret[i], i ? 133 : 0,
+			  tname("fsession test7 %s ret", side));
+		ASSERT_EQ(skel->bss->mod7_cookie[i], i ? 16 + 22 : 0,
+			  tname("fsession test7 %s cookie", side));
+	}
+	ASSERT_EQ(skel->bss->bad, 0, "bad");
+
+	/* the pattern link and the ordinary program go: the ids link stays */
+	bpf_link__destroy(skel->links.mod_all);
+	bpf_link__destroy(skel->links.mod7);
+	skel->links.mod_all = NULL;
+	skel->links.mod7 = NULL;
+	memset(skel->bss, 0, sizeof(*skel->bss));
+	ASSERT_OK(trigger_module_test_read(1), "trigger_module_test_read");
+	for (i = 0; i < ARRAY_SIZE(all); i++) {
+		int n = all[i];
+
+		check_session_mod(skel, 0, n, 0);
+		check_session_mod(skel, 1, n, n >= 7 && n <= max_slots);
+	}
+	ASSERT_EQ(skel->bss->mod7_hits[0], 0, "fsession test7 detached");
+	ASSERT_EQ(skel->bss->bad, 0, "bad");
+out:
+	bpf_link__destroy(many);
+	tracing_multi_session__destroy(skel);
+}
+
 void test_tracing_multi(void)
 {
 	if (test__start_subtest("skel_pattern"))
@@ -1023,5 +1558,15 @@ void test_tracing_multi(void)
 		test_args_kfuncs();
 	if (test__start_subtest("args_direct"))
 		test_args_direct();
+	if (test__start_subtest("fsession"))
+		test_fsession();
+	if (test__start_subtest("fsession_multi"))
+		test_fsession_multi();
+	if (test__start_subtest("fsession_ret_slot"))
+		test_fsession_ret_slot();
+	if (test__start_subtest("fsession_mixed"))
+		test_fsession_mixed();
+	if (test__start_subtest("fsession_module"))
+		test_fsession_module();
 	RUN_TESTS(verifier_tracing_args);
 }

@@ -204,3 +204,133 @@ __naked void direct_write(void)
 		      "exit;"
 		      ::: __clobber_all);
 }
+
+/* fsession and fsession.multi: the session kfuncs take the program's ctx,
+ * and only fsession programs may call them; like fentry and fexit, an
+ * fsession program returns 0.
+ */
+extern bool bpf_session_is_return(void *ctx) __ksym;
+extern __u64 *bpf_session_cookie(void *ctx) __ksym;
+
+SEC("fsession/bpf_fentry_test1")
+__description("fsession: session kfuncs, arguments and return value")
+__success
+int BPF_PROG(fsession_ok, int a, int ret)
+{
+	__u64 *cookie = bpf_session_cookie(ctx);
+
+	if (bpf_session_is_return(ctx))
+		return *cookie == a + ret ? 0 : 0;
+	*cookie = a;
+	return 0;
+}
+
+SEC("fsession.multi")
+__description("fsession.multi: session kfuncs and helpers")
+__success
+int fsession_multi_ok(void *ctx)
+{
+	__u64 *cookie = bpf_session_cookie(ctx), ret = 0;
+
+	if (bpf_session_is_return(ctx))
+		return bpf_get_func_ret(ctx, &ret) + *cookie + bpf_get_func_arg_cnt(ctx) ? 0 : 0;
+	*cookie = bpf_get_func_ip(ctx) + bpf_get_attach_cookie(ctx);
+	return 0;
+}
+
+SEC("fsession.s/bpf_fentry_test1")
+__description("sleepable fsession: session kfuncs")
+__success
+int fsession_sleepable(void *ctx)
+{
+	return bpf_session_is_return(ctx) && *bpf_session_cookie(ctx) ? 0 : 0;
+}
+
+SEC("fsession.multi.s")
+__description("sleepable fsession.multi: session kfuncs")
+__success
+int fsession_multi_sleepable(void *ctx)
+{
+	return bpf_session_is_return(ctx) && *bpf_session_cookie(ctx) ? 0 : 0;
+}
+
+SEC("fentry/bpf_fentry_test1")
+__description("bpf_session_is_return() in fentry")
+__failure __msg("calling kernel function bpf_session_is_return is not allowed")
+int session_is_return_fentry(void *ctx)
+{
+	return bpf_session_is_return(ctx) ? 0 : 0;
+}
+
+SEC("fexit/bpf_fentry_test1")
+__description("bpf_session_cookie() in fexit")
+__failure __msg("calling kernel function bpf_session_cookie is not allowed")
+int session_cookie_fexit(void *ctx)
+{
+	return *bpf_session_cookie(ctx) ? 0 : 0;
+}
+
+SEC("fexit.multi")
+__description("bpf_session_is_return() in fexit.multi")
+__failure __msg("calling kernel function bpf_session_is_return is not allowed")
+int session_is_return_fexit_multi(void *ctx)
+{
+	return bpf_session_is_return(ctx) ? 0 : 0;
+}
+
+SEC("fentry.multi")
+__description("bpf_session_cookie() in fentry.multi")
+__failure __msg("calling kernel function bpf_session_cookie is not allowed")
+int session_cookie_fentry_multi(void *ctx)
+{
+	return *bpf_session_cookie(ctx) ? 0 : 0;
+}
+
+SEC("fsession/bpf_fentry_test1")
+__description("bpf_session_is_return() on NULL")
+__failure __msg("arg#0 expected pointer to ctx")
+__naked void session_is_return_null(void)
+{
+	asm volatile ("r1 = 0;"
+		      "call %[bpf_session_is_return];"
+		      "r0 = 0;"
+		      "exit;"
+		      :
+		      : __imm(bpf_session_is_return)
+		      : __clobber_all);
+}
+
+SEC("fsession.multi")
+__description("bpf_session_cookie() on a stack pointer")
+__failure __msg("arg#0 expected pointer to ctx, but got fp")
+__naked void session_cookie_not_ctx(void)
+{
+	asm volatile ("r1 = r10;"
+		      "r1 += -8;"
+		      "call %[bpf_session_cookie];"
+		      "r0 = 0;"
+		      "exit;"
+		      :
+		      : __imm(bpf_session_cookie)
+		      : __clobber_all);
+}
+
+SEC("fsession/bpf_fentry_test1")
+__description("fsession returns 1")
+__failure __msg("At program exit the register R0 has smin=1 smax=1 should have been in [0, 0]")
+__naked void fsession_return_1(void)
+{
+	asm volatile ("r0 = 1;"
+		      "exit;"
+		      ::: __clobber_all);
+}
+
+SEC("fsession.multi")
+__description("fsession.multi returns 1")
+__failure __msg("At program exit the register R0 has smin=1 smax=1 should have been in [0, 0]")
+__naked void fsession_multi_return_1(void)
+{
+	asm volatile ("r0 = 1;"
+		      "exit;"
+		      ::: __clobber_all);
+}
