@@ -501,10 +501,20 @@ int ksess(struct pt_regs *ctx)
 	h->ip = ip;
 	h->cookie = bpf_get_attach_cookie(ctx);
 #if defined(__TARGET_ARCH_x86)
-	if (is_ret)
-		h->ret = PT_REGS_RC(ctx);
-	else
-		h->args[0] = PT_REGS_PARM1(ctx);
+	{
+		/* both loads at constant offsets: the verifier refuses a
+		 * load from ctx plus a computed offset, which one load under
+		 * the branch would become
+		 */
+		__u64 rc = PT_REGS_RC(ctx), parm1 = PT_REGS_PARM1(ctx);
+
+		barrier_var(rc);
+		barrier_var(parm1);
+		if (is_ret)
+			h->ret = rc;
+		else
+			h->args[0] = parm1;
+	}
 #endif
 	sess_cookie(h, ctx, is_ret, k, SESS_TAG_KPROBE, ip);
 	return 0;
