@@ -1081,6 +1081,7 @@ int bpf_tramp_multi_unlink(struct bpf_trampoline *tr, struct bpf_tramp_link *lin
 /* Add (or remove) @link's functions to (from) their trampolines. */
 static int multi_link_set(struct bpf_tracing_multi_link *link, bool add, u32 cnt)
 {
+	int fsession = link->attach_type == BPF_TRACE_FSESSION_MULTI;
 	u32 i;
 	int j, err = 0;
 
@@ -1092,13 +1093,17 @@ static int multi_link_set(struct bpf_tracing_multi_link *link, bool add, u32 cnt
 		if (!add) {
 			hlist_del(&f->tr_node);
 			WRITE_ONCE(tr->multi_cnt, tr->multi_cnt - 1);
+			tr->fsession_cnt -= fsession;
 		} else if (tr->extension_prog) {
 			err = -EBUSY;
-		} else if (tr_ordinary_cnt(tr) + tr->multi_cnt >= BPF_MAX_TRAMP_LINKS) {
+		} else if (tr_ordinary_cnt(tr) + tr->multi_cnt + tr->fsession_cnt + fsession >=
+			   BPF_MAX_TRAMP_LINKS) {
+			/* an fsession link runs twice: it counts twice */
 			err = -E2BIG;
 		} else {
 			hlist_add_head(&f->tr_node, &tr->multi_links);
 			WRITE_ONCE(tr->multi_cnt, tr->multi_cnt + 1);
+			tr->fsession_cnt += fsession;
 		}
 		mutex_unlock(&tr->mutex);
 		if (err)
@@ -1112,6 +1117,7 @@ static int multi_link_set(struct bpf_tracing_multi_link *link, bool add, u32 cnt
 			mutex_lock(&tr->mutex);
 			hlist_del(&link->funcs[j].tr_node);
 			WRITE_ONCE(tr->multi_cnt, tr->multi_cnt - 1);
+			tr->fsession_cnt -= fsession;
 			mutex_unlock(&tr->mutex);
 		}
 	}

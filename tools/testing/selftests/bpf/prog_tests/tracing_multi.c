@@ -1274,6 +1274,43 @@ out:
 	tracing_multi_session__destroy(skel);
 }
 
+/* An fsession link runs twice and counts twice against BPF_MAX_TRAMP_LINKS
+ * (38): at most 19 fit on one function (fewer where the image would not fit
+ * in a page). The one too many fails with -E2BIG, and the others still run
+ * at both ends.
+ */
+static void test_fsession_max_links(void)
+{
+	struct bpf_link *links[38] = {};	/* BPF_MAX_TRAMP_LINKS */
+	struct tracing_multi_session *skel;
+	__u32 ids[NR_FUNCS];
+	int i, n;
+
+	if (fentry_test_ids(ids))
+		return;
+	skel = tracing_multi_session__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+		return;
+	for (n = 0; n < ARRAY_SIZE(links); n++) {
+		links[n] = attach_ids(skel->progs.fsm_ret_slot, ids, 1);
+		if (libbpf_get_error(links[n])) {
+			ASSERT_EQ(libbpf_get_error(links[n]), -E2BIG, "one link too many");
+			links[n] = NULL;
+			break;
+		}
+	}
+	printf("%s: %d fsession.multi links fit on one function\n", __func__, n);
+	ASSERT_LE(n, 19, "an fsession link counts twice");
+	ASSERT_GE(n, 8, "fsession links on one function");
+	test_run(skel->progs.fsm_ret_slot);
+	ASSERT_EQ(skel->bss->ret_slot_hits[0], n, "entry hits");
+	ASSERT_EQ(skel->bss->ret_slot_hits[1], n, "exit hits");
+	ASSERT_EQ(skel->bss->ret_slot[1], 2, "exit return value slot");
+	for (i = 0; i < ARRAY_SIZE(links); i++)
+		bpf_link__destroy(links[i]);
+	tracing_multi_session__destroy(skel);
+}
+
 /* Ordinary fentry and fexit on bpf_fentry_test1 as the fsession programs
  * run there.
  */
@@ -1564,6 +1601,8 @@ void test_tracing_multi(void)
 		test_fsession_multi();
 	if (test__start_subtest("fsession_ret_slot"))
 		test_fsession_ret_slot();
+	if (test__start_subtest("fsession_max_links"))
+		test_fsession_max_links();
 	if (test__start_subtest("fsession_mixed"))
 		test_fsession_mixed();
 	if (test__start_subtest("fsession_module"))
