@@ -2,22 +2,51 @@
 # SPDX-License-Identifier: GPL-2.0
 # make bench [ARCH=x86_64|arm64]: boot the arch's kernel and run the
 # benchmarks (test_progs tests that print "BENCH ..." lines and assert
-# nothing about speed): today the all-functions attach benchmark,
-# fentry.multi against kprobe.multi (x86-64 only: arm64 6.12 has no
-# kprobe.multi). Prints the BENCH lines.
+# nothing about speed): the all-functions attach benchmark, fentry.multi
+# against kprobe.multi (x86-64 only: arm64 6.12 has no kprobe.multi), and
+# the per-call trigger benchmark. Prints one table (harness/bench-table.py).
+#
+# BENCH_CLOCK=icount (default): QEMU counts guest time in executed
+#   instructions (-icount shift=0,align=off,sleep=off: 1 ns = 1
+#   instruction), so the numbers repeat from run to run, and a time per
+#   call is a number of instructions.
+# BENCH_CLOCK=wall: the guest's clock under plain TCG, which follows the
+#   host's (±30 % from run to run here).
+# BENCH_RUNS=3: runs of the benchmarks in the guest; the table gives each
+#   figure's median and spread over them.
 . "$(dirname "$0")/lib.sh"
 arch_vars "${1:-x86_64}"
+
+clock=${BENCH_CLOCK:-icount}
+runs=${BENCH_RUNS:-3}
+case "$clock" in
+icount) export QEMU_ICOUNT=1 ;;
+wall) export QEMU_ICOUNT= ;;
+*) die "BENCH_CLOCK is icount or wall" ;;
+esac
+[[ $runs =~ ^[1-9][0-9]*$ ]] || die "BENCH_RUNS must be a number"
+# an instruction-counted guest runs slower than a plain one
+export GUEST_TIMEOUT=${GUEST_TIMEOUT:-$((1200 + runs * 900))}
 
 "$HARNESS/kernel.sh" "$KARCH"
 "$HARNESS/selftests.sh" "$KARCH"
 out=$BUILD/bench/$ANAME
-mkdir -p "$out"
+rm -rf "$out"; mkdir -p "$out"
 cat > "$out/job.sh" <<JOB
 cd $GUEST_SOUT
-./test_progs -v -a tracing_multi_bench_trigger,tracing_multi_bench_attach > /work/bench/$ANAME/test_progs.log 2>&1
-echo "test_progs exit status \$?"
+for i in \$(seq $runs); do
+	echo "bench run \$i of $runs"
+	./test_progs -v -a tracing_multi_bench_trigger,tracing_multi_bench_attach > /work/bench/$ANAME/run\$i.log 2>&1
+	echo "test_progs exit status \$?"
+done
 dmesg > /work/bench/$ANAME/dmesg.log
 JOB
+log "bench: $runs run(s), clock $clock"
 "$HARNESS/guest.sh" "$KARCH" "bench/$ANAME/job.sh" "$out/console.log"
-grep -h '^BENCH' "$out/test_progs.log" || { tail -n 30 "$out/test_progs.log"; exit 1; }
+logs=()
+for i in $(seq "$runs"); do
+	grep -q '^BENCH' "$out/run$i.log" || { tail -n 30 "$out/run$i.log"; die "run $i printed no BENCH line"; }
+	logs+=("$out/run$i.log")
+done
+python3 "$HARNESS/bench-table.py" "$clock" "$ANAME" "${logs[@]}" | tee "$out/table.txt"
 python3 "$HARNESS/results.py" "$KARCH" /dev/null "$out/console.log" "$out/dmesg.log" /dev/null | tail -n 1

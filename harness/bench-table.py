@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""bench-table.py CLOCK ARCH LOG...: one table from the BENCH lines of
+several runs of the benchmarks (harness/bench.sh), each figure with its
+median over the runs and its spread, (max - min) / median.
+
+CLOCK is icount or wall. With icount, QEMU advances guest time by 1 ns per
+executed instruction (-icount shift=0), so a time is a count of
+instructions: "ns/call" reads "instructions per call".
+"""
+import re
+import statistics
+import sys
+
+clock, arch, logs = sys.argv[1], sys.argv[2], sys.argv[3:]
+runs = []  # one dict per log: figure -> value
+order = []
+
+
+def put(d, key, val):
+    if key not in order:
+        order.append(key)
+    d[key] = val
+
+
+for path in logs:
+    d = {}
+    rates = {}
+    with open(path, errors="replace") as f:
+        for line in f:
+            line = line.strip()
+            m = re.match(r"BENCH tracing_multi_attach: functions (\d+), fentry.multi attach "
+                         r"([\d.]+) s detach ([\d.]+) s images (\d+); (.*)", line)
+            if m:
+                put(d, "functions", int(m.group(1)))
+                put(d, "images", int(m.group(4)))
+                put(d, "fentry.multi attach (s)", float(m.group(2)))
+                put(d, "fentry.multi detach (s)", float(m.group(3)))
+                k = re.match(r"kprobe.multi attach ([\d.]+) s detach ([\d.]+) s", m.group(5))
+                if k:
+                    put(d, "kprobe.multi attach (s)", float(k.group(1)))
+                    put(d, "kprobe.multi detach (s)", float(k.group(2)))
+                    put(d, "attach fentry.multi/kprobe.multi", float(m.group(2)) / float(k.group(1)))
+                    put(d, "detach fentry.multi/kprobe.multi", float(m.group(3)) / float(k.group(2)))
+                continue
+            m = re.match(r"BENCH trig-([\w-]+): ([\d.]+) M/s", line)
+            if m:
+                rates[m.group(1)] = float(m.group(2))
+    # ns per call (instructions per call with icount): the driver's loop
+    # included; "+" rows: what the traced call adds over the bare loop
+    for name, rate in rates.items():
+        put(d, "%s ns/call" % name, 1e3 / rate)
+    for name, rate in rates.items():
+        base = rates.get("base-kfunc" if name.startswith("fmodret") else "base")
+        if base and not name.startswith("base"):
+            put(d, "%s +ns/call" % name, 1e3 / rate - 1e3 / base)
+    for a, b in (("fentry-multi", "fentry"), ("fexit-multi", "fexit"),
+                 ("fmodret-multi", "fmodret"), ("kprobe-multi", "fentry-multi"),
+                 ("kprobe", "fentry")):
+        if a in rates and b in rates:
+            put(d, "%s/%s per call" % (a, b), rates[b] / rates[a])
+            ba = "base-kfunc" if a.startswith("fmodret") else "base"
+            if ba in rates:
+                xa = 1e3 / rates[a] - 1e3 / rates[ba]
+                xb = 1e3 / rates[b] - 1e3 / rates[ba]
+                if xb > 0:
+                    put(d, "%s/%s added" % (a, b), xa / xb)
+    runs.append(d)
+
+unit = "instructions" if clock == "icount" else "wall-clock ns"
+print("%s, %d run(s), clock %s (ns/call = %s per call; ratios are of that)"
+      % (arch, len(runs), clock, unit))
+print("%-40s %12s %8s  %s" % ("figure", "median", "spread", "runs"))
+for key in order:
+    vals = [d[key] for d in runs if key in d]
+    if not vals:
+        continue
+    med = statistics.median(vals)
+    spread = (max(vals) - min(vals)) / med * 100 if med else 0.0
+    fmt = "%.0f" if isinstance(vals[0], int) else ("%.1f" if "ns/call" in key else "%.3f")
+    print("%-40s %12s %7.1f%%  %s" % (key, fmt % med, spread, " ".join(fmt % v for v in vals)))
