@@ -55,7 +55,8 @@ for path in logs:
         if base and not name.startswith("base"):
             put(d, "%s +ns/call" % name, 1e3 / rate - 1e3 / base)
     for a, b in (("fentry-multi", "fentry"), ("fexit-multi", "fexit"),
-                 ("fmodret-multi", "fmodret"), ("kprobe-multi", "fentry-multi"),
+                 ("fmodret-multi", "fmodret"), ("fsession-multi", "fsession"),
+                 ("fsession", "fexit"), ("kprobe-multi", "fentry-multi"),
                  ("kprobe", "fentry")):
         if a in rates and b in rates:
             put(d, "%s/%s per call" % (a, b), rates[b] / rates[a])

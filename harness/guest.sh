@@ -11,6 +11,9 @@
 # TCG_THREAD=multi: a host thread per vCPU (QEMU's default, faster), which
 # in Debian 12's QEMU 7.2 can keep running kernel text another vCPU has
 # rewritten (README, "Emulator"): only for comparison.
+# QEMU_ICOUNT=1: guest time counts executed instructions (-icount
+# shift=0,align=off,sleep=off: 1 ns per instruction), so timings repeat;
+# TCG single-threaded only (make bench's default clock).
 # QEMU_FROM=backports: bookworm-backports' QEMU (10.0), fetched from the
 # Debian archive and unpacked into build/qemu-backports, not installed.
 # Every guest first runs the emulator canary (harness/canary/smc-canary.c,
@@ -65,8 +68,13 @@ qemu_version=$("${QEMU[0]}" --version | sed -n '1s/.*version \([^ ]*\).*/\1/p')
 tcg_thread=${TCG_THREAD:-single}
 case "${QEMU_ACCEL:-tcg}" in
 tcg) case "$tcg_thread" in single|multi) ;; *) die "TCG_THREAD is single or multi" ;; esac
-     QEMU+=(-accel "tcg,thread=$tcg_thread"); mode="QEMU $qemu_version, tcg, $tcg_thread-threaded" ;;
-kvm) QEMU+=(-accel kvm) ; [ "$KARCH" = x86_64 ] && QEMU[3]=host; mode="QEMU $qemu_version, kvm" ;;
+     QEMU+=(-accel "tcg,thread=$tcg_thread"); mode="QEMU $qemu_version, tcg, $tcg_thread-threaded"
+     if [ -n "${QEMU_ICOUNT:-}" ]; then
+	[ "$tcg_thread" = single ] || die "QEMU_ICOUNT needs TCG_THREAD=single"
+	QEMU+=(-icount shift=0,align=off,sleep=off); mode+=", icount (1 ns = 1 instruction)"
+     fi ;;
+kvm) [ -z "${QEMU_ICOUNT:-}" ] || die "QEMU_ICOUNT is for TCG"
+     QEMU+=(-accel kvm) ; [ "$KARCH" = x86_64 ] && QEMU[3]=host; mode="QEMU $qemu_version, kvm" ;;
 *) die "QEMU_ACCEL is tcg or kvm" ;;
 esac
 

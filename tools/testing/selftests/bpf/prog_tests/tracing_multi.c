@@ -383,7 +383,9 @@ static bool shared_call_orig(void)
 	bool ok = true;
 
 	if (f) {
-		ok = fgetc(f) != '1';
+		int c = fgetc(f);	/* a debugfs bool: Y or N */
+
+		ok = c != 'Y' && c != '1';
 		fclose(f);
 	}
 	f = fopen("/proc/cpuinfo", "r");

@@ -396,7 +396,7 @@ static double trig_rate(struct tracing_multi_bench *skel, struct bpf_program *dr
 enum {
 	TRIG_BASE, TRIG_FENTRY, TRIG_FENTRY_MULTI, TRIG_FEXIT, TRIG_FEXIT_MULTI,
 	TRIG_KPROBE, TRIG_KPROBE_MULTI, TRIG_BASE_KFUNC, TRIG_FMODRET,
-	TRIG_FMODRET_MULTI, NR_TRIG
+	TRIG_FMODRET_MULTI, TRIG_FSESSION, TRIG_FSESSION_MULTI, NR_TRIG
 };
 
 static void print_ratio(const char *what, double a, double b, bool last)
@@ -441,6 +441,9 @@ void serial_test_tracing_multi_bench_trigger(void)
 						     skel->progs.trig_kprobe_multi };
 	runs[TRIG_BASE_KFUNC] = (typeof(runs[0])){ "base-kfunc", NULL, true };
 	runs[TRIG_FMODRET] = (typeof(runs[0])){ "fmodret", skel->progs.trig_fmodret, true };
+	runs[TRIG_FSESSION] = (typeof(runs[0])){ "fsession", skel->progs.trig_fsession };
+	runs[TRIG_FSESSION_MULTI] = (typeof(runs[0])){ "fsession-multi",
+						       skel->progs.trig_fsession_multi };
 	runs[TRIG_FMODRET_MULTI] = (typeof(runs[0])){ "fmodret-multi",
 						      skel->progs.trig_fmodret_multi, true };
 	for (i = 0; i < NR_TRIG; i++)
@@ -455,6 +458,7 @@ void serial_test_tracing_multi_bench_trigger(void)
 		link = NULL;
 		if (prog == skel->progs.trig_fentry_multi ||
 		    prog == skel->progs.trig_fexit_multi ||
+		    prog == skel->progs.trig_fsession_multi ||
 		    prog == skel->progs.trig_fmodret_multi)
 			link = bpf_program__attach_tracing_multi(prog, target, NULL);
 		else if (prog == skel->progs.trig_kprobe_multi)
@@ -486,6 +490,8 @@ void serial_test_tracing_multi_bench_trigger(void)
 	print_ratio("fexit-multi/fexit", runs[TRIG_FEXIT_MULTI].rate, runs[TRIG_FEXIT].rate, 0);
 	print_ratio("fmodret-multi/fmodret", runs[TRIG_FMODRET_MULTI].rate,
 		    runs[TRIG_FMODRET].rate, 0);
+	print_ratio("fsession-multi/fsession", runs[TRIG_FSESSION_MULTI].rate,
+		    runs[TRIG_FSESSION].rate, 0);
 	print_ratio("fentry-multi/kprobe", runs[TRIG_FENTRY_MULTI].rate, runs[TRIG_KPROBE].rate, 0);
 	print_ratio("fentry-multi/kprobe-multi", runs[TRIG_FENTRY_MULTI].rate,
 		    runs[TRIG_KPROBE_MULTI].rate, 1);

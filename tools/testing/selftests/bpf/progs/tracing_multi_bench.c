@@ -121,3 +121,22 @@ int trig_fmodret_multi(void *ctx)
 	hits++;
 	return 0;
 }
+
+extern bool bpf_session_is_return(void *ctx) __ksym;
+
+/* fsession programs run at entry and exit: a call counts once */
+SEC("?fsession/bpf_get_numa_node_id")
+int trig_fsession(void *ctx)
+{
+	if (bpf_session_is_return(ctx))
+		hits++;
+	return 0;
+}
+
+SEC("?fsession.multi")
+int trig_fsession_multi(void *ctx)
+{
+	if (bpf_session_is_return(ctx))
+		hits++;
+	return 0;
+}
