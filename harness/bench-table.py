@@ -43,6 +43,19 @@ for path in logs:
                     put(d, "attach fentry.multi/kprobe.multi", float(m.group(2)) / float(k.group(1)))
                     put(d, "detach fentry.multi/kprobe.multi", float(m.group(3)) / float(k.group(2)))
                 continue
+            m = re.match(r"BENCH ordinary_attach: fentry attach ([\d.]+) ms detach ([\d.]+) ms; "
+                         r"with (\d+) fentry.multi links elsewhere attach ([\d.]+) ms "
+                         r"detach ([\d.]+) ms", line)
+            if m:
+                a0, d0, n, a1, d1 = (float(m.group(1)), float(m.group(2)), m.group(3),
+                                     float(m.group(4)), float(m.group(5)))
+                put(d, "ordinary fentry attach (ms)", a0)
+                put(d, "ordinary fentry detach (ms)", d0)
+                put(d, "  with %s multi links: attach (ms)" % n, a1)
+                put(d, "  with %s multi links: detach (ms)" % n, d1)
+                put(d, "  attach with/without", a1 / a0)
+                put(d, "  detach with/without", d1 / d0)
+                continue
             m = re.match(r"BENCH trig-([\w-]+): ([\d.]+) M/s", line)
             if m:
                 rates[m.group(1)] = float(m.group(2))

@@ -40,7 +40,7 @@ cat > "$out/job.sh" <<JOB
 cd $GUEST_SOUT
 for i in \$(seq $runs); do
 	echo "bench run \$i of $runs"
-	./test_progs -v -a tracing_multi_bench_trigger,tracing_multi_bench_attach > /work/bench/$ANAME/run\$i.log 2>&1
+	./test_progs -v -a tracing_multi_bench_trigger,tracing_multi_bench_attach,tracing_multi_bench_ordinary > /work/bench/$ANAME/run\$i.log 2>&1
 	echo "test_progs exit status \$?"
 done
 dmesg > /work/bench/$ANAME/dmesg.log

@@ -498,3 +498,62 @@ void serial_test_tracing_multi_bench_trigger(void)
 out:
 	tracing_multi_bench__destroy(skel);
 }
+
+#define ORD_ROUNDS 20
+#define ORD_MULTI_LINKS 10
+
+/* Mean attach and detach time of an ordinary fentry program, in ms. */
+static void ordinary_attach_time(struct tracing_multi_bench *skel, double *attach,
+				 double *detach)
+{
+	struct bpf_link *link;
+	double t, ta = 0, td = 0;
+	int i;
+
+	*attach = *detach = 0;
+	for (i = 0; i < ORD_ROUNDS; i++) {
+		t = now();
+		link = bpf_program__attach(skel->progs.trig_fentry);
+		ta += now() - t;
+		if (!ASSERT_OK_PTR(link, "attach fentry"))
+			return;
+		t = now();
+		bpf_link__destroy(link);
+		td += now() - t;
+	}
+	*attach = ta * 1e3 / ORD_ROUNDS;
+	*detach = td * 1e3 / ORD_ROUNDS;
+}
+
+/* Every ordinary fentry/fexit attach takes tramp_multi_mutex: its latency
+ * with multi links attached to other functions, against none.
+ */
+void serial_test_tracing_multi_bench_ordinary(void)
+{
+	struct bpf_link *links[ORD_MULTI_LINKS] = {};
+	struct tracing_multi_bench *skel;
+	double a0, d0, a1, d1;
+	int i;
+
+	skel = tracing_multi_bench__open();
+	if (!ASSERT_OK_PTR(skel, "open"))
+		return;
+	bpf_program__set_autoload(skel->progs.trig_fentry, true);
+	if (!ASSERT_OK(tracing_multi_bench__load(skel), "load"))
+		goto out;
+	ordinary_attach_time(skel, &a0, &d0);
+	for (i = 0; i < ORD_MULTI_LINKS; i++) {
+		links[i] = bpf_program__attach_tracing_multi(skel->progs.bench_fentry,
+							     "bpf_fentry_test?", NULL);
+		if (!ASSERT_OK_PTR(links[i], "attach fentry.multi"))
+			goto out;
+	}
+	ordinary_attach_time(skel, &a1, &d1);
+	printf("BENCH ordinary_attach: fentry attach %.3f ms detach %.3f ms; "
+	       "with %d fentry.multi links elsewhere attach %.3f ms detach %.3f ms\n",
+	       a0, d0, ORD_MULTI_LINKS, a1, d1);
+out:
+	for (i = 0; i < ORD_MULTI_LINKS; i++)
+		bpf_link__destroy(links[i]);
+	tracing_multi_bench__destroy(skel);
+}
