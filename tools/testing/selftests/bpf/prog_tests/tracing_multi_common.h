@@ -33,6 +33,38 @@ static inline int fentry_test_ids(__u32 *ids)
 	return 0;
 }
 
+/* Does the CPU enforce IBT (the kernel then takes IBT decisions itself)? */
+static inline bool tracing_multi_host_ibt(void)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[4096];
+	bool ibt = false;
+
+	if (!f)
+		return false;
+	while (!ibt && fgets(line, sizeof(line), f))
+		ibt = !strncmp(line, "flags", 5) && strstr(line, " ibt");
+	fclose(f);
+	return ibt;
+}
+
+/* Do functions whose multi links call the original function share images?
+ * Not with IBT enforced, nor while tracing_multi_ibt_mode takes those
+ * decisions (<debugfs>/bpf_multi_no_shared_call_orig, a bool: Y or N):
+ * they get their own.
+ */
+static inline bool tracing_multi_shared_call_orig(void)
+{
+	FILE *f = fopen("/sys/kernel/debug/bpf_multi_no_shared_call_orig", "r");
+	bool knob = false;
+
+	if (f) {
+		knob = fgetc(f) == 'Y';
+		fclose(f);
+	}
+	return !knob && !tracing_multi_host_ibt();
+}
+
 /* BPF_PROG_TEST_RUN of a tracing program calls bpf_fentry_test1..9. */
 static inline void test_run(struct bpf_program *prog)
 {

@@ -6,6 +6,7 @@
  */
 #include <test_progs.h>
 #include "tracing_multi.skel.h"
+#include "tracing_multi_common.h"
 
 #define KNOB "/sys/kernel/debug/bpf_multi_no_shared_call_orig"
 
@@ -36,21 +37,6 @@ static void count_tramps(int *shared, int *own)
 		*own += !strncmp(line, "own ", 4);
 	}
 	fclose(f);
-}
-
-/* Does the CPU enforce IBT (the kernel then decides so without the switch)? */
-static bool host_ibt(void)
-{
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	char line[4096];
-	bool ibt = false;
-
-	if (!f)
-		return false;
-	while (!ibt && fgets(line, sizeof(line), f))
-		ibt = !strncmp(line, "flags", 5) && strstr(line, " ibt");
-	fclose(f);
-	return ibt;
 }
 
 /* fexit.multi on bpf_fentry_test1..9: shared images, or one each. */
@@ -86,5 +72,5 @@ void test_tracing_multi_ibt_mode(void)
 	check_mode(true);
 	test_tracing_multi();
 	ASSERT_OK(knob_set("0"), "clear " KNOB);
-	check_mode(host_ibt());
+	check_mode(tracing_multi_host_ibt());
 }
