@@ -10,8 +10,9 @@
  * - struct bpf_tramp_shared: one trampoline image serving every function
  *   that has the same argument count, the same patched-call offset and the
  *   same set of multi links, and no ordinary program. Its ftrace_ops holds
- *   exactly those functions; when the set changes, a new ops replaces the
- *   old one (ftrace_direct_replace()), so no function misses a call.
+ *   exactly those functions; when the set changes, the ops changes in
+ *   place (ftrace_direct_replace()): no function misses a call, and only
+ *   the call sites of functions that come or go are rewritten.
  *
  * Every link operation (attach or detach) recomputes where each of the
  * link's functions goes, creates the images that do not exist yet, and
@@ -373,13 +374,6 @@ int bpf_tramp_multi_share_self(struct bpf_trampoline *tr)
 	return -EAGAIN;
 }
 
-/* Is a reroute changing ftrace_ops (and so answering their callbacks)? */
-bool bpf_tramp_multi_rerouting(void)
-{
-	lockdep_assert_held(&tramp_multi_mutex);
-	return inflight_plans;
-}
-
 bool bpf_tramp_multi_trylock(void)
 {
 	return mutex_trylock(&tramp_multi_mutex);
@@ -598,7 +592,11 @@ static void plan_touch(struct bpf_tramp_shared *s, int delta)
 	}
 }
 
-/* The new ftrace_ops of a touched image: its functions after the change. */
+/*
+ * The functions of a touched image after the change, as the filter of a
+ * new ops: registered for an image that had none, else handed to the
+ * image's ops, which takes them in place.
+ */
 static int shared_new_ops(struct bpf_tramp_shared *s, struct multi_plan *plans, u32 nr)
 {
 	struct bpf_trampoline *tr;
@@ -719,9 +717,10 @@ static int plans_modify(struct multi_plan *plans, u32 nr, bool undo, bool lock_d
  */
 static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mutex)
 {
-	struct ftrace_ops **add = NULL, **del = NULL;
+	struct ftrace_direct_change c = {};
+	struct ftrace_ops **ops = NULL;
 	struct bpf_tramp_shared *s, *tmp;
-	u32 i, nadd = 0, ndel = 0, ntouched = 0;
+	u32 i, ntouched = 0;
 	bool published = false;
 	int err = 0;
 
@@ -745,17 +744,20 @@ static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mu
 		ntouched += s->touched;
 
 	err = -ENOMEM;
-	add = kvcalloc(ntouched + nr, sizeof(*add), GFP_KERNEL);
-	del = kvcalloc(ntouched + nr, sizeof(*del), GFP_KERNEL);
-	if (!add || !del)
+	ops = kvcalloc(2 * (ntouched + nr) + 2 * ntouched, sizeof(*ops), GFP_KERNEL);
+	if (!ops)
 		goto out_plan;
+	c.add = ops;
+	c.del = c.add + ntouched + nr;
+	c.mod = c.del + ntouched + nr;
+	c.mod_to = c.mod + ntouched;
 	for (i = 0; i < nr; i++) {
 		struct multi_plan *p = &plans[i];
 
 		if (p->own_ops)
-			add[nadd++] = p->own_ops;
+			c.add[c.nr_add++] = p->own_ops;
 		if (p->tr->cur_image && !p->own_modify)
-			del[ndel++] = p->tr->fops;
+			c.del[c.nr_del++] = p->tr->fops;
 	}
 	list_for_each_entry(s, &tramp_shared_list, list) {
 		if (!s->touched)
@@ -763,10 +765,15 @@ static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mu
 		err = shared_new_ops(s, plans, nr);
 		if (err)
 			goto out_plan;
-		if (s->new_ops)
-			add[nadd++] = s->new_ops;
-		if (s->ops)
-			del[ndel++] = s->ops;
+		if (s->ops && s->new_ops) {
+			/* in place: the functions it keeps are not touched */
+			c.mod[c.nr_mod] = s->ops;
+			c.mod_to[c.nr_mod++] = s->new_ops;
+		} else if (s->new_ops) {
+			c.add[c.nr_add++] = s->new_ops;
+		} else if (s->ops) {
+			c.del[c.nr_del++] = s->ops;
+		}
 	}
 
 	/* ftrace may ask SHARE_IPMODIFY_SELF of these functions from here */
@@ -776,9 +783,9 @@ static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mu
 	published = true;
 	err = plans_modify(plans, nr, false, lock_direct_mutex);
 	if (!err && lock_direct_mutex)
-		err = ftrace_direct_replace(add, nadd, del, ndel);
+		err = ftrace_direct_replace(&c);
 	else if (!err)
-		err = ftrace_direct_replace_nolock(add, nadd, del, ndel);
+		err = ftrace_direct_replace_nolock(&c);
 	if (err)
 		goto out_modify;
 	inflight_plans = NULL;
@@ -792,8 +799,12 @@ static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mu
 	list_for_each_entry_safe(s, tmp, &tramp_shared_list, list) {
 		if (!s->touched)
 			continue;
-		free_ops(s->ops);
-		s->ops = s->new_ops;
+		if (s->ops && s->new_ops) {
+			free_ops(s->new_ops);	/* s->ops took its functions */
+		} else {
+			free_ops(s->ops);
+			s->ops = s->new_ops;
+		}
 		s->new_ops = NULL;
 		s->touched = false;
 		s->fresh = false;
@@ -836,8 +847,7 @@ out_plan:
 			shared_free(s, published);
 	}
 out:
-	kvfree(add);
-	kvfree(del);
+	kvfree(ops);
 	return err;
 }
 

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Updates cost what changes, not what exists.
+ *
+ * grace_period: the last ordinary program of a function goes: ftrace
+ * unregisters the function's ops and waits for an RCU-tasks grace period.
+ * That wait must hold up no other function's attach, ordinary or multi:
+ * neither tramp_multi_mutex nor ftrace's direct_mutex is held across it.
+ * One CPU spins in the kernel (a BPF_PROG_TEST_RUN that runs until told
+ * to stop; the test kernels have no preemption), so the detach's grace
+ * period cannot end while it spins; on the other CPU a thread detaches
+ * the ordinary program and the test attaches others meanwhile.
+ *
+ * call_sites: an ordinary program attached to one function of a shared
+ * image, and detached, rewrites that function's call site only (twice:
+ * through ftrace's list function and back), not those of the functions
+ * that stay on the image. Counted by the test kernels' ftrace
+ * (CONFIG_FTRACE_DIRECT_VERIFY: <debugfs>/ftrace_call_sites_updated).
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include "tracing_multi_common.h"
+#include "tracing_multi_updates.skel.h"
+
+struct locking_ctx {
+	struct tracing_multi_updates *skel;
+	struct bpf_link *link;
+	int cpu;
+	volatile bool done;
+};
+
+static int pin_to_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+static void *spin_thread(void *arg)
+{
+	struct locking_ctx *c = arg;
+	LIBBPF_OPTS(bpf_test_run_opts, topts);
+
+	if (!pin_to_cpu(c->cpu))
+		bpf_prog_test_run_opts(bpf_program__fd(c->skel->progs.spin), &topts);
+	c->done = true;
+	return NULL;
+}
+
+static void *detach_thread(void *arg)
+{
+	struct locking_ctx *c = arg;
+
+	pin_to_cpu(c->cpu);
+	bpf_link__destroy(c->link);
+	c->done = true;
+	return NULL;
+}
+
+static void test_grace_period(void)
+{
+	struct locking_ctx spin = { .cpu = 0 }, detach = { .cpu = 1 };
+	struct bpf_link *multi = NULL, *ordinary = NULL;
+	bool spin_started = false, detach_started = false;
+	bool detached_before_multi, detached_before_ordinary, spun;
+	struct tracing_multi_updates *skel;
+	pthread_t spin_tid, detach_tid;
+	cpu_set_t cpus;
+	int i;
+
+	CPU_ZERO(&cpus);
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		test__skip();
+		return;
+	}
+	skel = tracing_multi_updates__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+		return;
+	spin.skel = detach.skel = skel;
+	if (!ASSERT_OK(pthread_getaffinity_np(pthread_self(), sizeof(cpus), &cpus), "affinity"))
+		goto out;
+	detach.link = bpf_program__attach(skel->progs.ordinary1);
+	if (!ASSERT_OK_PTR(detach.link, "attach ordinary1"))
+		goto out;
+	if (!ASSERT_OK(pin_to_cpu(1), "pin to CPU 1"))
+		goto out;
+
+	/* a bound, in case the attaches below wait for the detach */
+	skel->bss->spin_ns = 8000000000ULL;
+	if (!ASSERT_OK(pthread_create(&spin_tid, NULL, spin_thread, &spin), "spin thread"))
+		goto out;
+	spin_started = true;
+	for (i = 0; i < 5000 && !skel->bss->spinning; i++)
+		usleep(1000);
+	if (!ASSERT_EQ(skel->bss->spinning, 1, "CPU 0 spins"))
+		goto out;
+
+	if (!ASSERT_OK(pthread_create(&detach_tid, NULL, detach_thread, &detach), "detach"))
+		goto out;
+	detach_started = true;
+	usleep(300000);
+	/* the detach waits for CPU 0 */
+	if (!ASSERT_FALSE(detach.done, "detach waits for its grace period"))
+		goto out;
+
+	multi = bpf_program__attach_tracing_multi(skel->progs.multi, "bpf_fentry_test2", NULL);
+	detached_before_multi = detach.done;
+	ordinary = bpf_program__attach(skel->progs.ordinary3);
+	detached_before_ordinary = detach.done;
+	spun = skel->bss->spinning == 1;
+
+	ASSERT_OK_PTR(multi, "attach fentry.multi meanwhile");
+	ASSERT_OK_PTR(ordinary, "attach ordinary3 meanwhile");
+	ASSERT_FALSE(detached_before_multi, "fentry.multi attach did not wait for the detach");
+	ASSERT_FALSE(detached_before_ordinary, "ordinary attach did not wait for the detach");
+	ASSERT_TRUE(spun, "CPU 0 still spinning after the attaches");
+out:
+	skel->bss->stop = 1;
+	if (spin_started)
+		pthread_join(spin_tid, NULL);
+	if (detach_started)
+		pthread_join(detach_tid, NULL);
+	else
+		bpf_link__destroy(detach.link);
+	ASSERT_FALSE(skel->bss->timed_out, "spin stopped by the test");
+	bpf_link__destroy(multi);
+	bpf_link__destroy(ordinary);
+	tracing_multi_updates__destroy(skel);
+	pthread_setaffinity_np(pthread_self(), sizeof(cpus), &cpus);
+}
+
+#define SITES_FILE "/sys/kernel/debug/ftrace_call_sites_updated"
+
+static long sites_updated(void)
+{
+	long n = -1;
+	FILE *f = fopen(SITES_FILE, "r");
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &n) != 1)
+		n = -1;
+	fclose(f);
+	return n;
+}
+
+/* bpf_fentry_test1, 7, 8 and 9 take one argument: one shared image */
+static void test_call_sites(void)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, topts);
+	struct tracing_multi_updates *skel;
+	struct bpf_link *multi, *ordinary = NULL;
+	long s0, s1, s2;
+
+	if (access(SITES_FILE, R_OK)) {
+		test__skip();	/* a kernel without CONFIG_FTRACE_DIRECT_VERIFY */
+		return;
+	}
+	skel = tracing_multi_updates__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+		return;
+	multi = bpf_program__attach_tracing_multi(skel->progs.multi, "bpf_fentry_test?", NULL);
+	if (!ASSERT_OK_PTR(multi, "attach fentry.multi"))
+		goto out;
+
+	s0 = sites_updated();
+	ordinary = bpf_program__attach(skel->progs.ordinary1);
+	s1 = sites_updated();
+	if (!ASSERT_OK_PTR(ordinary, "attach ordinary1"))
+		goto out;
+	/* bpf_fentry_test1..9 run once each */
+	ASSERT_OK(bpf_prog_test_run_opts(bpf_program__fd(skel->progs.ordinary1), &topts),
+		  "test_run");
+	ASSERT_EQ(skel->bss->multi_runs, 9, "fentry.multi runs beside ordinary1");
+	ASSERT_EQ(skel->bss->ordinary1_runs, 1, "ordinary1 runs");
+	bpf_link__destroy(ordinary);
+	ordinary = NULL;
+	s2 = sites_updated();
+	ASSERT_OK(bpf_prog_test_run_opts(bpf_program__fd(skel->progs.ordinary1), &topts),
+		  "test_run");
+	ASSERT_EQ(skel->bss->multi_runs, 18, "fentry.multi runs after ordinary1 left");
+	ASSERT_EQ(skel->bss->ordinary1_runs, 1, "ordinary1 detached");
+
+	printf("%s: call sites rewritten: attach %ld, detach %ld\n", __func__,
+	       s1 - s0, s2 - s1);
+	ASSERT_LE(s1 - s0, 2, "attach rewrites bpf_fentry_test1 only");
+	ASSERT_LE(s2 - s1, 2, "detach rewrites bpf_fentry_test1 only");
+out:
+	bpf_link__destroy(ordinary);
+	bpf_link__destroy(multi);
+	tracing_multi_updates__destroy(skel);
+}
+
+void serial_test_tracing_multi_updates(void)
+{
+	if (test__start_subtest("grace_period"))
+		test_grace_period();
+	if (test__start_subtest("call_sites"))
+		test_call_sites();
+}
