@@ -53,6 +53,8 @@
 #include <linux/delay.h>
 #include <linux/filter.h>
 #include <linux/ftrace.h>
+#include <linux/hashtable.h>
+#include <linux/jhash.h>
 #include <linux/kallsyms.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
@@ -90,6 +92,8 @@ struct bpf_tracing_multi_link {
 
 struct bpf_tramp_shared {
 	struct list_head list;		/* in tramp_shared_list */
+	struct hlist_node hnode;	/* in tramp_shared_hash, by key */
+	struct list_head touched_node;	/* in tramp_touched_list */
 	struct btf_func_model model;	/* see shared_model() */
 	u8 ret_off;			/* function start to return address */
 	u32 nr_links;
@@ -120,6 +124,11 @@ struct multi_plan {
 
 static DEFINE_MUTEX(tramp_multi_mutex);
 static LIST_HEAD(tramp_shared_list);
+/* Shared images by key (model, patched-call offset, links), but dead ones. */
+static DEFINE_HASHTABLE(tramp_shared_hash, 10);
+/* While planning: the images whose functions change. */
+static LIST_HEAD(tramp_touched_list);
+static u32 tramp_touched_cnt;
 static u64 tramp_shared_id;
 
 /* The reroute in flight, for the SELF callback of a shared image's ops. */
@@ -140,6 +149,12 @@ static u32 stale_cnt;
 static void multi_tidy_workfn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(multi_tidy_work, multi_tidy_workfn);
 static unsigned long tidy_delay = HZ / 10;
+
+/*
+ * The function whose tr->fops plans_modify() points at a new image: ftrace
+ * asks its ops_func about IPMODIFY users meanwhile.
+ */
+static struct bpf_trampoline *modifying_tr;
 
 /* Functions found shared with an IPMODIFY user by SHARE_IPMODIFY_SELF. */
 static unsigned long self_flagged;
@@ -290,13 +305,32 @@ static struct bpf_tramp_image *image_errno(struct bpf_tramp_image *im)
 	return PTR_ERR_OR_ZERO(im) == -ENOTSUPP ? ERR_PTR(-EOPNOTSUPP) : im;
 }
 
+/* @s gains (@delta > 0) or loses functions in the change being planned. */
+static void plan_touch(struct bpf_tramp_shared *s, int delta)
+{
+	if (!s)
+		return;
+	if (!s->touched) {
+		s->touched = true;
+		list_add_tail(&s->touched_node, &tramp_touched_list);
+		tramp_touched_cnt++;
+	}
+	s->delta += delta;
+}
+
+static u32 shared_key(const struct btf_func_model *sm, u8 ret_off,
+		      struct bpf_tracing_multi_link **links, u32 n)
+{
+	return jhash(links, n * sizeof(*links), jhash(sm, sizeof(*sm), ret_off));
+}
+
 static struct bpf_tramp_shared *
 shared_find(const struct btf_func_model *sm, u8 ret_off,
 	    struct bpf_tracing_multi_link **links, u32 n)
 {
 	struct bpf_tramp_shared *s;
 
-	list_for_each_entry(s, &tramp_shared_list, list) {
+	hash_for_each_possible(tramp_shared_hash, s, hnode, shared_key(sm, ret_off, links, n)) {
 		if (!memcmp(&s->model, sm, sizeof(*sm)) && s->ret_off == ret_off && !s->dead &&
 		    s->nr_links == n && !memcmp(s->links, links, n * sizeof(*links)))
 			return s;
@@ -346,6 +380,8 @@ shared_create(const struct btf_func_model *sm, u8 ret_off,
 	kfree(tlinks);
 	s->fresh = true;
 	list_add_tail(&s->list, &tramp_shared_list);
+	hash_add(tramp_shared_hash, &s->hnode, shared_key(sm, ret_off, links, n));
+	plan_touch(s, 0);	/* freed again if the change fails */
 	return s;
 
 out_free:
@@ -372,6 +408,21 @@ int bpf_tramp_multi_share_self(struct bpf_trampoline *tr)
 	tr->flags |= BPF_TRAMP_F_SHARE_IPMODIFY;
 	self_flagged++;
 	return -EAGAIN;
+}
+
+/**
+ * bpf_tramp_multi_modifying - is trampoline_multi.c modifying tr->fops?
+ * @tr: a function's trampoline, whose tr->fops ftrace asks about
+ *
+ * Read without tramp_multi_mutex by the ordinary path, which holds
+ * tr->mutex of a function without multi links: that function is never
+ * in a reroute meanwhile, so the answer is false then, as it should be.
+ *
+ * Return: true while plans_modify() changes @tr's ops.
+ */
+bool bpf_tramp_multi_modifying(const struct bpf_trampoline *tr)
+{
+	return READ_ONCE(modifying_tr) == tr;
 }
 
 bool bpf_tramp_multi_trylock(void)
@@ -584,14 +635,6 @@ static int plan_one(struct multi_plan *p)
 	return 0;
 }
 
-static void plan_touch(struct bpf_tramp_shared *s, int delta)
-{
-	if (s) {
-		s->touched = true;
-		s->delta += delta;
-	}
-}
-
 /*
  * The functions of a touched image after the change, as the filter of a
  * new ops: registered for an image that had none, else handed to the
@@ -644,6 +687,7 @@ out:
 static void shared_free(struct bpf_tramp_shared *s, bool used)
 {
 	list_del(&s->list);
+	hash_del(&s->hnode);
 	if (used)
 		bpf_tramp_image_put(s->im);
 	else
@@ -698,10 +742,12 @@ static int plans_modify(struct multi_plan *plans, u32 nr, bool undo, bool lock_d
 		if (!p->own_modify || p->own_live != undo)
 			continue;
 		addr = undo ? p->tr->cur_image->image : p->own_im->image;
+		WRITE_ONCE(modifying_tr, p->tr);
 		if (lock_direct_mutex)
 			err = modify_ftrace_direct(p->tr->fops, (unsigned long)addr);
 		else
 			err = modify_ftrace_direct_nolock(p->tr->fops, (unsigned long)addr);
+		WRITE_ONCE(modifying_tr, NULL);
 		if (err)
 			return err;
 		p->own_live = !undo;
@@ -740,8 +786,7 @@ static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mu
 		plan_touch(p->tr->shared, -1);
 		plan_touch(p->next, 1);
 	}
-	list_for_each_entry(s, &tramp_shared_list, list)
-		ntouched += s->touched;
+	ntouched = tramp_touched_cnt;
 
 	err = -ENOMEM;
 	ops = kvcalloc(2 * (ntouched + nr) + 2 * ntouched, sizeof(*ops), GFP_KERNEL);
@@ -759,9 +804,7 @@ static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mu
 		if (p->tr->cur_image && !p->own_modify)
 			c.del[c.nr_del++] = p->tr->fops;
 	}
-	list_for_each_entry(s, &tramp_shared_list, list) {
-		if (!s->touched)
-			continue;
+	list_for_each_entry(s, &tramp_touched_list, touched_node) {
 		err = shared_new_ops(s, plans, nr);
 		if (err)
 			goto out_plan;
@@ -796,9 +839,8 @@ static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mu
 		plan_commit(&plans[i]);
 		cond_resched();
 	}
-	list_for_each_entry_safe(s, tmp, &tramp_shared_list, list) {
-		if (!s->touched)
-			continue;
+	list_for_each_entry_safe(s, tmp, &tramp_touched_list, touched_node) {
+		list_del(&s->touched_node);
 		if (s->ops && s->new_ops) {
 			free_ops(s->new_ops);	/* s->ops took its functions */
 		} else {
@@ -838,7 +880,8 @@ out_plan:
 		p->own_published = false;
 		p->next = NULL;
 	}
-	list_for_each_entry_safe(s, tmp, &tramp_shared_list, list) {
+	list_for_each_entry_safe(s, tmp, &tramp_touched_list, touched_node) {
+		list_del(&s->touched_node);
 		free_ops(s->new_ops);
 		s->new_ops = NULL;
 		s->touched = false;
@@ -847,6 +890,7 @@ out_plan:
 			shared_free(s, published);
 	}
 out:
+	tramp_touched_cnt = 0;
 	kvfree(ops);
 	return err;
 }
@@ -1025,6 +1069,8 @@ static bool shared_skip_link(struct bpf_tramp_shared *s, struct bpf_tracing_mult
 		;
 	if (i == s->nr_links)
 		return false;
+	/* its key changes, and planning no longer picks it */
+	hash_del(&s->hnode);
 	memmove(&s->links[i], &s->links[i + 1], (s->nr_links - i - 1) * sizeof(*s->links));
 	s->nr_links--;
 	s->dead = true;

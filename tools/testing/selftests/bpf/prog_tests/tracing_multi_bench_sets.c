@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Benchmarks of updates (make bench; they print BENCH lines and assert
+ * nothing about speed):
+ *
+ * tracing_multi_bench_sets: 64 fentry.multi links, each on a random
+ * quarter of the same 2,000 functions, attached one after the other: the
+ * images they make and the attach time of the first and the last link
+ * (without the test kernels' check of every freed image, see below).
+ *
+ * tracing_multi_bench_beside_all: an ordinary fentry program attached to
+ * one function and detached, alone and beside one fentry.multi link on
+ * every function: time and call sites rewritten (the test kernels count
+ * them: <debugfs>/ftrace_call_sites_updated).
+ */
+#include "tracing_multi_common.h"
+#include "tracing_multi_bench_sets.skel.h"
+
+#define SETS_FUNCS 2000
+#define SETS_LINKS 64
+#define BESIDE_ROUNDS 10
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static long debugfs_long(const char *name)
+{
+	char path[128];
+	long n = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &n) != 1)
+		n = -1;
+	fclose(f);
+	return n;
+}
+
+/* Shared images listed in debugfs. */
+static int count_shared_images(void)
+{
+	FILE *f = fopen("/sys/kernel/debug/bpf_multi_trampolines", "r");
+	char line[256];
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n += !strncmp(line, "shared", 6);
+	fclose(f);
+	return n;
+}
+
+/*
+ * The test kernels check every freed image and ops against every ftrace
+ * record (CONFIG_FTRACE_DIRECT_VERIFY): with thousands of images, that
+ * check would be what is measured. Off while measuring, if there.
+ */
+static void direct_verify(bool on)
+{
+	FILE *f = fopen("/sys/kernel/debug/ftrace_direct_verify", "w");
+
+	if (!f)
+		return;
+	fputs(on ? "Y" : "N", f);
+	fclose(f);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Every function fentry.multi takes, less those it refuses. */
+static int takeable_funcs(struct bpf_program *prog, __u32 **pids, size_t *pcnt)
+{
+	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
+	struct bpf_link *link;
+	char **names = NULL;
+	__u32 *ids = NULL;
+	size_t cnt = 0, i, j;
+	bool *refused;
+
+	if (tracing_multi_all_funcs(&names, &ids, &cnt))
+		return -1;
+	opts.ids = ids;
+	opts.cnt = cnt;
+	link = bpf_program__attach_tracing_multi(prog, NULL, &opts);
+	if (libbpf_get_error(link)) {
+		refused = calloc(cnt, sizeof(*refused));
+		if (!refused)
+			goto err;
+		tracing_multi_drop_refused(prog, ids, names, 0, cnt, refused);
+		for (i = 0, j = 0; i < cnt; i++)
+			if (!refused[i])
+				ids[j++] = ids[i];
+		cnt = j;
+		free(refused);
+	} else {
+		bpf_link__destroy(link);
+	}
+	free(names);
+	*pids = ids;
+	*pcnt = cnt;
+	return 0;
+err:
+	free(names);
+	free(ids);
+	return -1;
+}
+
+void serial_test_tracing_multi_bench_sets(void)
+{
+	struct bpf_link *links[SETS_LINKS] = {};
+	double t[SETS_LINKS], sorted[SETS_LINKS], t0, td;
+	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
+	struct tracing_multi_bench_sets *skel;
+	__u32 *all = NULL, *pick = NULL, *sub = NULL;
+	unsigned int seed = 42;
+	size_t cnt, n, i, k;
+	int l, images;
+
+	skel = tracing_multi_bench_sets__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+		return;
+	if (takeable_funcs(skel->progs.sets_fentry, &all, &cnt))
+		goto out;
+	if (!ASSERT_GE(cnt, SETS_FUNCS, "functions"))
+		goto out;
+	pick = calloc(SETS_FUNCS, sizeof(*pick));
+	sub = calloc(SETS_FUNCS, sizeof(*sub));
+	if (!ASSERT_OK_PTR(pick, "calloc") || !ASSERT_OK_PTR(sub, "calloc"))
+		goto out;
+	/* 2,000 functions spread over the kernel */
+	for (i = 0; i < SETS_FUNCS; i++)
+		pick[i] = all[i * cnt / SETS_FUNCS];
+	direct_verify(false);
+
+	for (l = 0; l < SETS_LINKS; l++) {
+		for (i = 0, n = 0; i < SETS_FUNCS; i++)
+			if (rand_r(&seed) % 4 == 0)
+				sub[n++] = pick[i];
+		opts.ids = sub;
+		opts.cnt = n;
+		t0 = now_s();
+		links[l] = bpf_program__attach_tracing_multi(skel->progs.sets_fentry, NULL, &opts);
+		t[l] = now_s() - t0;
+		if (!ASSERT_OK_PTR(links[l], "attach"))
+			goto out;
+	}
+	images = count_shared_images();
+	t0 = now_s();
+	for (l = 0; l < SETS_LINKS; l++) {
+		bpf_link__destroy(links[l]);
+		links[l] = NULL;
+	}
+	td = now_s() - t0;
+	memcpy(sorted, t, sizeof(t));
+	qsort(sorted, SETS_LINKS, sizeof(*sorted), cmp_double);
+	printf("BENCH sets: functions %d, links %d, images %d; attach first %.3f ms, "
+	       "last %.3f ms (%.2fx), median %.3f ms, max %.3f ms; detach all %.3f s\n",
+	       SETS_FUNCS, SETS_LINKS, images, t[0] * 1e3, t[SETS_LINKS - 1] * 1e3,
+	       t[SETS_LINKS - 1] / t[0], sorted[SETS_LINKS / 2] * 1e3,
+	       sorted[SETS_LINKS - 1] * 1e3, td);
+out:
+	for (k = 0; k < SETS_LINKS; k++)
+		bpf_link__destroy(links[k]);
+	direct_verify(true);
+	free(all);
+	free(pick);
+	free(sub);
+	tracing_multi_bench_sets__destroy(skel);
+}
+
+/* Mean attach and detach time (ms) and call sites of the ordinary program. */
+static void ordinary_rounds(struct tracing_multi_bench_sets *skel, double *ta, double *td,
+			    long *sa, long *sd)
+{
+	struct bpf_link *link;
+	long s0, s1, s2;
+	double t0, t1;
+	int i;
+
+	*ta = *td = 0;
+	*sa = *sd = 0;
+	for (i = 0; i < BESIDE_ROUNDS; i++) {
+		s0 = debugfs_long("ftrace_call_sites_updated");
+		t0 = now_s();
+		link = bpf_program__attach(skel->progs.ordinary_fentry);
+		t1 = now_s();
+		s1 = debugfs_long("ftrace_call_sites_updated");
+		if (!ASSERT_OK_PTR(link, "attach ordinary"))
+			return;
+		bpf_link__destroy(link);
+		s2 = debugfs_long("ftrace_call_sites_updated");
+		*ta += t1 - t0;
+		*td += now_s() - t1;
+		*sa += s1 - s0;
+		*sd += s2 - s1;
+	}
+	*ta *= 1e3 / BESIDE_ROUNDS;
+	*td *= 1e3 / BESIDE_ROUNDS;
+	*sa /= BESIDE_ROUNDS;
+	*sd /= BESIDE_ROUNDS;
+}
+
+void serial_test_tracing_multi_bench_beside_all(void)
+{
+	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
+	struct tracing_multi_bench_sets *skel;
+	struct bpf_link *multi = NULL;
+	double a0, d0, a1, d1;
+	long sa0, sd0, sa1, sd1;
+	__u32 *ids = NULL;
+	size_t cnt;
+
+	skel = tracing_multi_bench_sets__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+		return;
+	if (takeable_funcs(skel->progs.sets_fentry, &ids, &cnt))
+		goto out;
+	ordinary_rounds(skel, &a0, &d0, &sa0, &sd0);
+	opts.ids = ids;
+	opts.cnt = cnt;
+	multi = bpf_program__attach_tracing_multi(skel->progs.sets_fentry, NULL, &opts);
+	if (!ASSERT_OK_PTR(multi, "attach fentry.multi on all"))
+		goto out;
+	ordinary_rounds(skel, &a1, &d1, &sa1, &sd1);
+	printf("BENCH beside_all: functions %zu; ordinary fentry alone attach %.3f ms "
+	       "detach %.3f ms sites %ld/%ld; beside fentry.multi on all attach %.3f ms "
+	       "detach %.3f ms sites %ld/%ld (%.2fx, %.2fx)\n",
+	       cnt, a0, d0, sa0, sd0, a1, d1, sa1, sd1, a1 / a0, d1 / d0);
+out:
+	bpf_link__destroy(multi);
+	free(ids);
+	tracing_multi_bench_sets__destroy(skel);
+}
