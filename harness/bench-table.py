@@ -56,6 +56,34 @@ for path in logs:
                 put(d, "  attach with/without", a1 / a0)
                 put(d, "  detach with/without", d1 / d0)
                 continue
+            m = re.match(r"BENCH memory: functions (\d+); (.*)", line)
+            if m:
+                # per part: jit and data, in KiB and bytes per function
+                mem = {}
+                for part in m.group(2).split("; "):
+                    k = re.match(r"(fentry\.multi|kprobe\.multi|fentry trampolines, (\d+) sampled[^:]*:) "
+                                 r"jit ([\d.-]+) KiB \(([\d.-]+) B/func\) "
+                                 r"data ([\d.-]+) KiB \(([\d.-]+) B/func\)", part)
+                    if k:
+                        name = "fentry trampolines" if k.group(2) else k.group(1)
+                        if k.group(2):
+                            put(d, "mem: fentry functions sampled", int(k.group(2)))
+                        mem[name] = float(k.group(4)) + float(k.group(6))
+                        put(d, "mem: %s jit (KiB)" % name, float(k.group(3)))
+                        put(d, "mem: %s data (KiB)" % name, float(k.group(5)))
+                        put(d, "mem: %s jit (B/func)" % name, float(k.group(4)))
+                        put(d, "mem: %s data (B/func)" % name, float(k.group(6)))
+                        continue
+                    k = re.match(r"fentry programs jit ([\d.-]+) B/prog data ([\d.-]+) B/prog",
+                                 part)
+                    if k:
+                        put(d, "mem: fentry program jit (B/prog)", float(k.group(1)))
+                        put(d, "mem: fentry program data (B/prog)", float(k.group(2)))
+                for name in ("kprobe.multi", "fentry trampolines"):
+                    if name in mem and mem.get("fentry.multi"):
+                        put(d, "mem: %s/fentry.multi jit+data" % name,
+                            mem[name] / mem["fentry.multi"])
+                continue
             m = re.match(r"BENCH trig-([\w-]+): ([\d.]+) M/s", line)
             if m:
                 rates[m.group(1)] = float(m.group(2))
@@ -90,6 +118,7 @@ for key in order:
     if not vals:
         continue
     med = statistics.median(vals)
-    spread = (max(vals) - min(vals)) / med * 100 if med else 0.0
-    fmt = "%.0f" if isinstance(vals[0], int) else ("%.1f" if "ns/call" in key else "%.3f")
+    spread = (max(vals) - min(vals)) / abs(med) * 100 if med else 0.0
+    fmt = "%.0f" if isinstance(vals[0], int) else \
+        ("%.1f" if "ns/call" in key or "KiB" in key or "B/" in key else "%.3f")
     print("%-40s %12s %7.1f%%  %s" % (key, fmt % med, spread, " ".join(fmt % v for v in vals)))

@@ -4,7 +4,10 @@
 # benchmarks (test_progs tests that print "BENCH ..." lines and assert
 # nothing about speed): the all-functions attach benchmark, fentry.multi
 # against kprobe.multi (x86-64 only: arm64 6.12 has no kprobe.multi), and
-# the per-call trigger benchmark. Prints one table (harness/bench-table.py).
+# the per-call trigger benchmark, an ordinary fentry's attach time beside
+# multi links, and the memory one link on every function takes against
+# kprobe.multi and ordinary fentry (tracing_multi_bench_memory). Prints one
+# table (harness/bench-table.py).
 #
 # BENCH_CLOCK=icount (default): QEMU counts guest time in executed
 #   instructions (-icount shift=0,align=off,sleep=off: 1 ns = 1
@@ -40,7 +43,7 @@ cat > "$out/job.sh" <<JOB
 cd $GUEST_SOUT
 for i in \$(seq $runs); do
 	echo "bench run \$i of $runs"
-	./test_progs -v -a tracing_multi_bench_trigger,tracing_multi_bench_attach,tracing_multi_bench_ordinary > /work/bench/$ANAME/run\$i.log 2>&1
+	./test_progs -v -a tracing_multi_bench_trigger,tracing_multi_bench_attach,tracing_multi_bench_ordinary,tracing_multi_bench_memory > /work/bench/$ANAME/run\$i.log 2>&1
 	echo "test_progs exit status \$?"
 done
 dmesg > /work/bench/$ANAME/dmesg.log

@@ -6,11 +6,16 @@
  * - tracing_multi_bench_trigger: calls per second of a function with
  *   nothing, fentry, fentry.multi, fexit, fexit.multi, kprobe, kprobe.multi,
  *   fmod_ret or fmod_ret.multi on it
- *   (like selftests' bench trig-*).
+ *   (like selftests' bench trig-*);
+ * - tracing_multi_bench_ordinary: an ordinary fentry's attach and detach
+ *   time, with and without multi links elsewhere;
+ * - tracing_multi_bench_memory: the memory one fentry.multi link on every
+ *   function takes, against kprobe.multi and ordinary fentry.
  */
 #include <test_progs.h>
 #include <bpf/btf.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <stdarg.h>
 #include <time.h>
 #include "tracing_multi_bench.skel.h"
@@ -288,6 +293,40 @@ size_t tracing_multi_drop_refused(struct bpf_program *prog, __u32 *ids, char **n
 	       tracing_multi_drop_refused(prog, ids, names, mid, hi, refused);
 }
 
+/* Attach @prog to all @*pcnt functions once and detach it; drop from
+ * ids[]/names[] the functions the kernel refuses (none expected).
+ */
+static int drop_refused(struct bpf_program *prog, __u32 *ids, char **names, size_t *pcnt)
+{
+	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
+	size_t i, j, cnt = *pcnt;
+	struct bpf_link *link;
+	bool *refused;
+
+	opts.ids = ids;
+	opts.cnt = cnt;
+	tracing_multi_mark("bench: attach all %zu\n", cnt);
+	link = bpf_program__attach_tracing_multi(prog, NULL, &opts);
+	tracing_multi_mark("bench: attach all: %ld\n", libbpf_get_error(link));
+	if (!libbpf_get_error(link)) {
+		bpf_link__destroy(link);
+		return 0;
+	}
+	refused = calloc(cnt, sizeof(*refused));
+	if (!ASSERT_OK_PTR(refused, "calloc"))
+		return -1;
+	tracing_multi_drop_refused(prog, ids, names, 0, cnt, refused);
+	for (i = 0, j = 0; i < cnt; i++) {
+		if (refused[i])
+			continue;
+		ids[j] = ids[i];
+		names[j++] = names[i];
+	}
+	*pcnt = j;
+	free(refused);
+	return 0;
+}
+
 void serial_test_tracing_multi_bench_attach(void)
 {
 	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
@@ -306,30 +345,9 @@ void serial_test_tracing_multi_bench_attach(void)
 	if (!ASSERT_OK_PTR(skel, "open_and_load"))
 		return;
 
-	/* the kernel's own refusals (none expected): find and drop them */
+	if (drop_refused(skel->progs.bench_fentry, ids, names, &cnt))
+		goto out;
 	opts.ids = ids;
-	opts.cnt = cnt;
-	tracing_multi_mark("bench: attach all %zu\n", cnt);
-	link = bpf_program__attach_tracing_multi(skel->progs.bench_fentry, NULL, &opts);
-	tracing_multi_mark("bench: attach all: %ld\n", libbpf_get_error(link));
-	if (libbpf_get_error(link)) {
-		bool *refused = calloc(cnt, sizeof(*refused));
-		size_t i, j;
-
-		if (!ASSERT_OK_PTR(refused, "calloc"))
-			goto out;
-		tracing_multi_drop_refused(skel->progs.bench_fentry, ids, names, 0, cnt, refused);
-		for (i = 0, j = 0; i < cnt; i++) {
-			if (refused[i])
-				continue;
-			ids[j] = ids[i];
-			names[j++] = names[i];
-		}
-		cnt = j;
-		free(refused);
-	} else {
-		bpf_link__destroy(link);
-	}
 	opts.cnt = cnt;
 	tracing_multi_mark("bench: timed attach %zu\n", cnt);
 	t0 = now();
@@ -556,4 +574,348 @@ out:
 	for (i = 0; i < ORD_MULTI_LINKS; i++)
 		bpf_link__destroy(links[i]);
 	tracing_multi_bench__destroy(skel);
+}
+
+/*
+ * Memory: what one fentry.multi link on every function takes, against
+ * kprobe.multi on the same functions and against ordinary fentry, one
+ * trampoline (one image, one ftrace_ops) per function. Kernel-wide
+ * counters, read from user space before and after each attach; each
+ * read waits until they hold still (mem_settle()), so that what is freed
+ * after a grace period or by a work item counts where it belongs.
+ *
+ * - "jit", executable memory: bpf_jit_current (what the BPF JIT charges
+ *   for each image it allocates, trampolines included, in bytes; the
+ *   image takes that rounded up to 64 bytes in its bpf_prog_pack) plus
+ *   ftrace's own trampolines (/proc/vmallocinfo areas of
+ *   arch_ftrace_update_trampoline(), a page each: x86-64's kprobe.multi).
+ *   New bpf_prog_packs, 2 MiB of executable memory reserved at a time and
+ *   shared by every BPF image, are reported apart ("packs" in the detail
+ *   line), not in jit.
+ * - "data": SUnreclaim (slab pages, and kmalloc()s larger than a page:
+ *   ftrace hashes and their entries, struct bpf_trampoline and its
+ *   ftrace_ops, the links' arrays) + VmallocUsed less the executable
+ *   areas above (pages: kvmalloc() arrays, struct bpf_prog) + Percpu
+ *   (populated percpu pages: each image's percpu_ref).
+ *
+ * Ordinary fentry: 6.12 attaches an fentry program only to the function
+ * it was loaded for (a target_btf_id at link creation is for extension
+ * programs), so each function takes its own program. Loading one already
+ * allocates the function's struct bpf_trampoline. So: MEM_SAMPLE programs
+ * (r0 = 0; exit, as bench_fentry) loaded for one function give what a
+ * program takes; MEM_SAMPLE loaded for as many functions, taken evenly
+ * from the list, less that, give the trampolines' part of loading; then
+ * they are attached. The trampolines' figure (load part + attach) is
+ * scaled to all functions; the programs' is given per program.
+ */
+#define MEM_SAMPLE 500
+#define MEM_SETTLE_READS 30	/* at most, one a second */
+#define MEM_SLAB_SLACK_KB 8	/* settled: SUnreclaim moved by no more */
+
+struct mem_snap {
+	long long jit;		/* bpf_jit_current, bytes */
+	long exec_kb;		/* ftrace's trampolines */
+	long pack_kb;		/* bpf_prog_packs */
+	long slab_kb;		/* SUnreclaim */
+	long vmalloc_kb;	/* VmallocUsed */
+	long percpu_kb;		/* Percpu */
+};
+
+/* what an attach (or a load) added */
+struct mem_delta {
+	double jit;		/* bytes */
+	double data;		/* bytes */
+	struct mem_snap d;	/* the counters' differences */
+	int reads;		/* to settle, after */
+	int units;		/* programs or functions it is for */
+};
+
+static int meminfo_read(struct mem_snap *s)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[256];
+	long v;
+
+	if (!ASSERT_OK_PTR(f, "meminfo"))
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "SUnreclaim: %ld", &v) == 1)
+			s->slab_kb = v;
+		else if (sscanf(line, "VmallocUsed: %ld", &v) == 1)
+			s->vmalloc_kb = v;
+		else if (sscanf(line, "Percpu: %ld", &v) == 1)
+			s->percpu_kb = v;
+	}
+	fclose(f);
+	return 0;
+}
+
+/* Executable areas, by the function that allocated them. */
+static int vmallocinfo_read(struct mem_snap *s)
+{
+	FILE *f = fopen("/proc/vmallocinfo", "r");
+	long page_kb = sysconf(_SC_PAGESIZE) / 1024, kb;
+	char line[512], caller[256], *p;
+
+	if (!ASSERT_OK_PTR(f, "vmallocinfo"))
+		return -1;
+	s->exec_kb = 0;
+	s->pack_kb = 0;
+	while (fgets(line, sizeof(line), f)) {
+		p = strstr(line, " pages=");
+		if (!p || sscanf(line, "%*s %*s %255s", caller) != 1)
+			continue;
+		kb = strtol(p + 7, NULL, 10) * page_kb;
+		if (!strncmp(caller, "bpf_prog_pack_alloc+", 20) ||
+		    !strncmp(caller, "alloc_new_pack+", 15) ||
+		    !strncmp(caller, "bpf_jit_alloc_exec+", 19))
+			s->pack_kb += kb;
+		else if (!strncmp(caller, "arch_ftrace_update_trampoline+", 30) ||
+			 !strncmp(caller, "alloc_tramp+", 12) ||
+			 !strncmp(caller, "create_trampoline+", 18))
+			s->exec_kb += kb;
+	}
+	fclose(f);
+	return 0;
+}
+
+static int mem_read(struct tracing_multi_bench *skel, struct mem_snap *s)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, topts);
+	int err;
+
+	err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.read_jit_current), &topts);
+	if (!ASSERT_OK(err, "read_jit_current") || !ASSERT_OK(topts.retval, "jit_current"))
+		return -1;
+	s->jit = skel->bss->jit_current;
+	if (meminfo_read(s) || vmallocinfo_read(s))
+		return -1;
+	return 0;
+}
+
+/* Read until two reads a second apart agree; returns the reads made. */
+static int mem_settle(struct tracing_multi_bench *skel, struct mem_snap *s)
+{
+	struct mem_snap prev;
+	int i;
+
+	if (mem_read(skel, &prev))
+		return -1;
+	for (i = 1; i < MEM_SETTLE_READS; i++) {
+		sleep(1);
+		if (mem_read(skel, s))
+			return -1;
+		if (s->jit == prev.jit && s->exec_kb == prev.exec_kb &&
+		    s->pack_kb == prev.pack_kb && s->vmalloc_kb == prev.vmalloc_kb &&
+		    s->percpu_kb == prev.percpu_kb &&
+		    labs(s->slab_kb - prev.slab_kb) <= MEM_SLAB_SLACK_KB)
+			return i + 1;
+		prev = *s;
+	}
+	return i;	/* not settled: the last read */
+}
+
+static void mem_diff(const struct mem_snap *a, const struct mem_snap *b, int reads,
+		     struct mem_delta *m)
+{
+	m->d.jit = b->jit - a->jit;
+	m->d.exec_kb = b->exec_kb - a->exec_kb;
+	m->d.pack_kb = b->pack_kb - a->pack_kb;
+	m->d.slab_kb = b->slab_kb - a->slab_kb;
+	m->d.vmalloc_kb = b->vmalloc_kb - a->vmalloc_kb;
+	m->d.percpu_kb = b->percpu_kb - a->percpu_kb;
+	m->jit = m->d.jit + m->d.exec_kb * 1024.0;
+	m->data = (m->d.slab_kb + m->d.vmalloc_kb - m->d.exec_kb - m->d.pack_kb +
+		   m->d.percpu_kb) * 1024.0;
+	m->reads = reads;
+}
+
+static void mem_detail(const char *what, const struct mem_delta *m)
+{
+	printf("BENCH memory detail: %s: bpf_jit_current %+lld B, ", what, m->d.jit);
+	printf("ftrace trampolines %+ld KiB, packs %+ld KiB, ", m->d.exec_kb, m->d.pack_kb);
+	printf("SUnreclaim %+ld KiB, VmallocUsed %+ld KiB, Percpu %+ld KiB ", m->d.slab_kb,
+	       m->d.vmalloc_kb, m->d.percpu_kb);
+	printf("(settled in %d reads)\n", m->reads);
+}
+
+/* "jit X KiB (Y B/func) data X KiB (Y B/func)": @jit and @data over @n */
+static void mem_print(const char *what, double jit, double data, size_t n, const char *end)
+{
+	printf("%s jit %.1f KiB (%.1f B/func) data %.1f KiB (%.1f B/func)%s", what,
+	       jit / 1024, jit / n, data / 1024, data / n, end);
+}
+
+/* An ordinary fentry program doing what bench_fentry does. */
+static int load_fentry(__u32 btf_id)
+{
+	struct bpf_insn insns[] = {
+		BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_EXIT_INSN(),
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts,
+		    .expected_attach_type = BPF_TRACE_FENTRY,
+		    .attach_btf_id = btf_id);
+
+	return bpf_prog_load(BPF_PROG_TYPE_TRACING, "bench_fentry", "GPL", insns,
+			     ARRAY_SIZE(insns), &opts);
+}
+
+/*
+ * Ordinary fentry: @prog, what MEM_SAMPLE programs for one function take;
+ * @load, what MEM_SAMPLE programs for as many functions take (the first
+ * that loads in each of MEM_SAMPLE even parts of the list); @attach, what
+ * attaching those adds. Nothing is freed before the last read: memory
+ * freed in between would be taken again and not counted.
+ */
+static int mem_ordinary(struct tracing_multi_bench *skel, __u32 *ids, size_t cnt,
+			struct mem_delta *prog, struct mem_delta *load,
+			struct mem_delta *attach)
+{
+	int one[MEM_SAMPLE], fds[MEM_SAMPLE], links[MEM_SAMPLE];
+	int i, k = MIN(cnt, MEM_SAMPLE), no, n = 0, nl = 0, reads, err = -1;
+	struct rlimit rl = { 4 * MEM_SAMPLE, 4 * MEM_SAMPLE };
+	struct mem_snap s0, s1, s2, s3;
+	size_t j;
+
+	/* 3 * MEM_SAMPLE fds at once */
+	setrlimit(RLIMIT_NOFILE, &rl);
+	if (mem_settle(skel, &s0) < 0)
+		return -1;
+	/* k programs, one function: the first that loads */
+	for (no = 0, j = 0; no < k; no++) {
+		one[no] = load_fentry(ids[j]);
+		while (!no && one[no] < 0 && ++j < cnt)
+			one[no] = load_fentry(ids[j]);
+		if (!ASSERT_GE(one[no], 0, "load fentry"))
+			break;
+	}
+	reads = no == k ? mem_settle(skel, &s1) : -1;
+	if (reads < 0)
+		goto out;
+	mem_diff(&s0, &s1, reads, prog);
+	prog->units = k;
+
+	/* k programs, k functions */
+	for (i = 0; i < k; i++) {
+		fds[n] = -1;
+		for (j = i * cnt / k; j < (i + 1) * cnt / k && fds[n] < 0; j++)
+			fds[n] = load_fentry(ids[j]);
+		n += fds[n] >= 0;
+	}
+	tracing_multi_mark("bench: memory: %d ordinary programs\n", n);
+	reads = mem_settle(skel, &s2);
+	if (!ASSERT_GT(n, 0, "ordinary programs") || reads < 0)
+		goto out;
+	mem_diff(&s1, &s2, reads, load);
+	load->units = n;
+
+	for (nl = 0; nl < n; nl++) {
+		links[nl] = bpf_link_create(fds[nl], 0, BPF_TRACE_FENTRY, NULL);
+		if (!ASSERT_GE(links[nl], 0, "ordinary attach"))
+			break;
+	}
+	tracing_multi_mark("bench: memory: %d ordinary links\n", nl);
+	reads = nl == n ? mem_settle(skel, &s3) : -1;
+	if (reads >= 0) {
+		mem_diff(&s2, &s3, reads, attach);
+		attach->units = n;
+		err = 0;
+	}
+out:
+	while (nl--)
+		close(links[nl]);
+	while (n--)
+		close(fds[n]);
+	while (no--)
+		close(one[no]);
+	return err;
+}
+
+void serial_test_tracing_multi_bench_memory(void)
+{
+	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, kopts);
+	struct mem_delta multi, kmulti, prog, load, attach;
+	struct tracing_multi_bench *skel;
+	double jit, data, pjit, pdata;
+	struct mem_snap s0, s1;
+	struct bpf_link *link;
+	char **names = NULL;
+	__u32 *ids = NULL;
+	size_t cnt = 0;
+	int reads, kerr;
+
+	if (tracing_multi_all_funcs(&names, &ids, &cnt))
+		return;
+	skel = tracing_multi_bench__open();
+	if (!ASSERT_OK_PTR(skel, "open"))
+		goto out_free;
+	bpf_program__set_autoload(skel->progs.read_jit_current, true);
+	if (!ASSERT_OK(tracing_multi_bench__load(skel), "load"))
+		goto out;
+	if (drop_refused(skel->progs.bench_fentry, ids, names, &cnt))
+		goto out;
+
+	/* one fentry.multi link on every function */
+	opts.ids = ids;
+	opts.cnt = cnt;
+	if (mem_settle(skel, &s0) < 0)
+		goto out;
+	tracing_multi_mark("bench: memory: fentry.multi on %zu\n", cnt);
+	link = bpf_program__attach_tracing_multi(skel->progs.bench_fentry, NULL, &opts);
+	if (!ASSERT_OK_PTR(link, "fentry.multi attach"))
+		goto out;
+	reads = mem_settle(skel, &s1);
+	bpf_link__destroy(link);
+	if (reads < 0)
+		goto out;
+	mem_diff(&s0, &s1, reads, &multi);
+
+	/* kprobe.multi on the same functions */
+	if (mem_settle(skel, &s0) < 0)
+		goto out;
+	tracing_multi_mark("bench: memory: kprobe.multi on %zu\n", cnt);
+	kopts.syms = (const char **)names;
+	kopts.cnt = cnt;
+	link = bpf_program__attach_kprobe_multi_opts(skel->progs.bench_kprobe, NULL, &kopts);
+	kerr = libbpf_get_error(link);
+	if (kerr != -EOPNOTSUPP) {
+		if (!ASSERT_OK_PTR(link, "kprobe.multi attach"))
+			goto out;
+		reads = mem_settle(skel, &s1);
+		bpf_link__destroy(link);
+		if (reads < 0)
+			goto out;
+		mem_diff(&s0, &s1, reads, &kmulti);
+	}
+
+	/* ordinary fentry, one trampoline per function, on a sample */
+	if (mem_ordinary(skel, ids, cnt, &prog, &load, &attach))
+		goto out;
+	pjit = prog.jit / prog.units;
+	pdata = prog.data / prog.units;
+	jit = (load.jit + attach.jit) / load.units - pjit;
+	data = (load.data + attach.data) / load.units - pdata;
+
+	mem_detail("fentry.multi", &multi);
+	if (kerr != -EOPNOTSUPP)
+		mem_detail("kprobe.multi", &kmulti);
+	mem_detail("fentry programs, one function", &prog);
+	mem_detail("fentry programs, one function each", &load);
+	mem_detail("fentry attach", &attach);
+	printf("BENCH memory: functions %zu; ", cnt);
+	mem_print("fentry.multi", multi.jit, multi.data, cnt, "; ");
+	if (kerr == -EOPNOTSUPP)
+		printf("kprobe.multi n/a (none here); ");
+	else
+		mem_print("kprobe.multi", kmulti.jit, kmulti.data, cnt, "; ");
+	printf("fentry trampolines, %d sampled, scaled to %zu:", load.units, cnt);
+	mem_print("", jit * cnt, data * cnt, cnt, "; ");
+	printf("fentry programs jit %.1f B/prog data %.1f B/prog\n", pjit, pdata);
+out:
+	tracing_multi_bench__destroy(skel);
+out_free:
+	free(ids);
+	free(names);
 }

@@ -11,7 +11,7 @@
  * tracing_multi_bench_beside_all: an ordinary fentry program attached to
  * one function and detached, alone and beside one fentry.multi link on
  * every function: time and call sites rewritten (the test kernels count
- * them: <debugfs>/ftrace_call_sites_updated).
+ * them: <debugfs>/ftrace_call_sites_updated). Also without the check.
  */
 #include "tracing_multi_common.h"
 #include "tracing_multi_bench_sets.skel.h"
@@ -121,9 +121,9 @@ err:
 
 void serial_test_tracing_multi_bench_sets(void)
 {
+	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
 	struct bpf_link *links[SETS_LINKS] = {};
 	double t[SETS_LINKS], sorted[SETS_LINKS], t0, td;
-	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
 	struct tracing_multi_bench_sets *skel;
 	__u32 *all = NULL, *pick = NULL, *sub = NULL;
 	unsigned int seed = 42;
@@ -167,10 +167,10 @@ void serial_test_tracing_multi_bench_sets(void)
 	td = now_s() - t0;
 	memcpy(sorted, t, sizeof(t));
 	qsort(sorted, SETS_LINKS, sizeof(*sorted), cmp_double);
-	printf("BENCH sets: functions %d, links %d, images %d; attach first %.3f ms, "
-	       "last %.3f ms (%.2fx), median %.3f ms, max %.3f ms; detach all %.3f s\n",
-	       SETS_FUNCS, SETS_LINKS, images, t[0] * 1e3, t[SETS_LINKS - 1] * 1e3,
-	       t[SETS_LINKS - 1] / t[0], sorted[SETS_LINKS / 2] * 1e3,
+	printf("BENCH sets: functions %d, links %d, images %d; ", SETS_FUNCS, SETS_LINKS, images);
+	printf("attach first %.3f ms, last %.3f ms (%.2fx), ", t[0] * 1e3,
+	       t[SETS_LINKS - 1] * 1e3, t[SETS_LINKS - 1] / t[0]);
+	printf("median %.3f ms, max %.3f ms; detach all %.3f s\n", sorted[SETS_LINKS / 2] * 1e3,
 	       sorted[SETS_LINKS - 1] * 1e3, td);
 out:
 	for (k = 0; k < SETS_LINKS; k++)
@@ -229,6 +229,7 @@ void serial_test_tracing_multi_bench_beside_all(void)
 		return;
 	if (takeable_funcs(skel->progs.sets_fentry, &ids, &cnt))
 		goto out;
+	direct_verify(false);
 	ordinary_rounds(skel, &a0, &d0, &sa0, &sd0);
 	opts.ids = ids;
 	opts.cnt = cnt;
@@ -236,12 +237,15 @@ void serial_test_tracing_multi_bench_beside_all(void)
 	if (!ASSERT_OK_PTR(multi, "attach fentry.multi on all"))
 		goto out;
 	ordinary_rounds(skel, &a1, &d1, &sa1, &sd1);
-	printf("BENCH beside_all: functions %zu; ordinary fentry alone attach %.3f ms "
-	       "detach %.3f ms sites %ld/%ld; beside fentry.multi on all attach %.3f ms "
-	       "detach %.3f ms sites %ld/%ld (%.2fx, %.2fx)\n",
-	       cnt, a0, d0, sa0, sd0, a1, d1, sa1, sd1, a1 / a0, d1 / d0);
+	printf("BENCH beside_all: functions %zu; ", cnt);
+	printf("ordinary fentry alone attach %.3f ms detach %.3f ms sites %ld/%ld; ",
+	       a0, d0, sa0, sd0);
+	printf("beside fentry.multi on all attach %.3f ms detach %.3f ms sites %ld/%ld ",
+	       a1, d1, sa1, sd1);
+	printf("(%.2fx, %.2fx)\n", a1 / a0, d1 / d0);
 out:
 	bpf_link__destroy(multi);
+	direct_verify(true);
 	free(ids);
 	tracing_multi_bench_sets__destroy(skel);
 }

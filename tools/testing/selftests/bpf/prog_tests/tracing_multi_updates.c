@@ -27,7 +27,7 @@ struct locking_ctx {
 	struct tracing_multi_updates *skel;
 	struct bpf_link *link;
 	int cpu;
-	volatile bool done;
+	bool done;	/* __atomic: another thread reads it */
 };
 
 static int pin_to_cpu(int cpu)
@@ -41,13 +41,18 @@ static int pin_to_cpu(int cpu)
 
 static void *spin_thread(void *arg)
 {
-	struct locking_ctx *c = arg;
 	LIBBPF_OPTS(bpf_test_run_opts, topts);
+	struct locking_ctx *c = arg;
 
 	if (!pin_to_cpu(c->cpu))
 		bpf_prog_test_run_opts(bpf_program__fd(c->skel->progs.spin), &topts);
-	c->done = true;
+	__atomic_store_n(&c->done, true, __ATOMIC_RELEASE);
 	return NULL;
+}
+
+static bool detached(struct locking_ctx *c)
+{
+	return __atomic_load_n(&c->done, __ATOMIC_ACQUIRE);
 }
 
 static void *detach_thread(void *arg)
@@ -56,7 +61,7 @@ static void *detach_thread(void *arg)
 
 	pin_to_cpu(c->cpu);
 	bpf_link__destroy(c->link);
-	c->done = true;
+	__atomic_store_n(&c->done, true, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -79,7 +84,8 @@ static void test_grace_period(void)
 	skel = tracing_multi_updates__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "open_and_load"))
 		return;
-	spin.skel = detach.skel = skel;
+	spin.skel = skel;
+	detach.skel = skel;
 	if (!ASSERT_OK(pthread_getaffinity_np(pthread_self(), sizeof(cpus), &cpus), "affinity"))
 		goto out;
 	detach.link = bpf_program__attach(skel->progs.ordinary1);
@@ -103,13 +109,13 @@ static void test_grace_period(void)
 	detach_started = true;
 	usleep(300000);
 	/* the detach waits for CPU 0 */
-	if (!ASSERT_FALSE(detach.done, "detach waits for its grace period"))
+	if (!ASSERT_FALSE(detached(&detach), "detach waits for its grace period"))
 		goto out;
 
 	multi = bpf_program__attach_tracing_multi(skel->progs.multi, "bpf_fentry_test2", NULL);
-	detached_before_multi = detach.done;
+	detached_before_multi = detached(&detach);
 	ordinary = bpf_program__attach(skel->progs.ordinary3);
-	detached_before_ordinary = detach.done;
+	detached_before_ordinary = detached(&detach);
 	spun = skel->bss->spinning == 1;
 
 	ASSERT_OK_PTR(multi, "attach fentry.multi meanwhile");

@@ -31,6 +31,26 @@ int bench_kprobe(void *ctx)
 	return 0;
 }
 
+/* Memory benchmark: the kernel's count of the bytes of BPF executable
+ * images (bpf_jit_current: programs and trampolines, charged at
+ * allocation), read by a test run.
+ */
+static const char jit_current_sym[] = "bpf_jit_current";
+__s64 jit_current;
+
+SEC("?syscall")
+int read_jit_current(void *ctx)
+{
+	__u64 addr = 0;
+
+	if (bpf_kallsyms_lookup_name(jit_current_sym, sizeof(jit_current_sym), 0, &addr) ||
+	    !addr)
+		return 1;
+	if (bpf_probe_read_kernel(&jit_current, sizeof(jit_current), (void *)addr))
+		return 2;
+	return 0;
+}
+
 /* Trigger benchmark: the driver calls bpf_get_numa_node_id() in a loop,
  * each program counts the calls it sees (as selftests' bench trig-*).
  */
