@@ -84,6 +84,35 @@ for path in logs:
                         put(d, "mem: %s/fentry.multi jit+data" % name,
                             mem[name] / mem["fentry.multi"])
                 continue
+            m = re.match(r"BENCH beside_all: functions (\d+); ordinary fentry alone attach "
+                         r"([\d.]+) ms detach ([\d.]+) ms sites (\d+)/(\d+); beside fentry.multi "
+                         r"on all attach ([\d.]+) ms detach ([\d.]+) ms sites (\d+)/(\d+)", line)
+            if m:
+                a0, d0, a1, d1 = (float(m.group(i)) for i in (2, 3, 6, 7))
+                put(d, "beside all: alone attach (ms)", a0)
+                put(d, "beside all: alone detach (ms)", d0)
+                put(d, "beside all: alone sites attach/detach",
+                    "%s/%s" % (m.group(4), m.group(5)))
+                put(d, "beside all: beside attach (ms)", a1)
+                put(d, "beside all: beside detach (ms)", d1)
+                put(d, "beside all: beside sites attach/detach",
+                    "%s/%s" % (m.group(8), m.group(9)))
+                put(d, "beside all: attach beside/alone", a1 / a0)
+                put(d, "beside all: detach beside/alone", d1 / d0)
+                continue
+            m = re.match(r"BENCH sets: functions (\d+), links (\d+), images (\d+); attach first "
+                         r"([\d.]+) ms, last ([\d.]+) ms \(([\d.]+)x\), median ([\d.]+) ms, "
+                         r"max ([\d.]+) ms; detach all ([\d.]+) s", line)
+            if m:
+                put(d, "sets: links over %s functions" % m.group(1), int(m.group(2)))
+                put(d, "sets: images", int(m.group(3)))
+                put(d, "sets: attach first (ms)", float(m.group(4)))
+                put(d, "sets: attach last (ms)", float(m.group(5)))
+                put(d, "sets: attach last/first", float(m.group(6)))
+                put(d, "sets: attach median (ms)", float(m.group(7)))
+                put(d, "sets: attach max (ms)", float(m.group(8)))
+                put(d, "sets: detach all (s)", float(m.group(9)))
+                continue
             m = re.match(r"BENCH trig-([\w-]+): ([\d.]+) M/s", line)
             if m:
                 rates[m.group(1)] = float(m.group(2))
@@ -116,6 +145,9 @@ print("%-40s %12s %8s  %s" % ("figure", "median", "spread", "runs"))
 for key in order:
     vals = [d[key] for d in runs if key in d]
     if not vals:
+        continue
+    if isinstance(vals[0], str):	# counts that must not vary: as they are
+        print("%-40s %12s %8s  %s" % (key, vals[0], "", " ".join(vals)))
         continue
     med = statistics.median(vals)
     spread = (max(vals) - min(vals)) / abs(med) * 100 if med else 0.0

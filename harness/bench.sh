@@ -41,9 +41,13 @@ out=$BUILD/bench/$ANAME
 rm -rf "$out"; mkdir -p "$out"
 cat > "$out/job.sh" <<JOB
 cd $GUEST_SOUT
+# the test kernels' check of every freed trampoline against every ftrace
+# record (CONFIG_FTRACE_DIRECT_VERIFY) is a debugging aid: off, as on a
+# production kernel
+echo N > /sys/kernel/debug/ftrace_direct_verify 2>/dev/null
 for i in \$(seq $runs); do
 	echo "bench run \$i of $runs"
-	./test_progs -v -a tracing_multi_bench_trigger,tracing_multi_bench_attach,tracing_multi_bench_ordinary,tracing_multi_bench_memory > /work/bench/$ANAME/run\$i.log 2>&1
+	./test_progs -v -a tracing_multi_bench_trigger,tracing_multi_bench_attach,tracing_multi_bench_ordinary,tracing_multi_bench_memory,tracing_multi_bench_beside_all,tracing_multi_bench_sets > /work/bench/$ANAME/run\$i.log 2>&1
 	echo "test_progs exit status \$?"
 done
 dmesg > /work/bench/$ANAME/dmesg.log

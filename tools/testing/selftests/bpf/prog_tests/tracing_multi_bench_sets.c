@@ -59,18 +59,42 @@ static int count_shared_images(void)
 	return n;
 }
 
+#define VERIFY_FILE "/sys/kernel/debug/ftrace_direct_verify"
+
 /*
  * The test kernels check every freed image and ops against every ftrace
  * record (CONFIG_FTRACE_DIRECT_VERIFY): with thousands of images, that
- * check would be what is measured. Off while measuring, if there.
+ * check would be what is measured. Off while measuring, if there; then
+ * as it was (make bench switches it off for all its benchmarks).
  */
-static void direct_verify(bool on)
+static char direct_verify_off(void)
 {
-	FILE *f = fopen("/sys/kernel/debug/ftrace_direct_verify", "w");
+	FILE *f = fopen(VERIFY_FILE, "r");
+	char was = 0;
 
 	if (!f)
+		return 0;
+	if (fscanf(f, " %c", &was) != 1)
+		was = 0;
+	fclose(f);
+	f = fopen(VERIFY_FILE, "w");
+	if (f) {
+		fputs("N", f);
+		fclose(f);
+	}
+	return was;
+}
+
+static void direct_verify_restore(char was)
+{
+	FILE *f;
+
+	if (!was)
 		return;
-	fputs(on ? "Y" : "N", f);
+	f = fopen(VERIFY_FILE, "w");
+	if (!f)
+		return;
+	fputc(was, f);
 	fclose(f);
 }
 
@@ -128,6 +152,7 @@ void serial_test_tracing_multi_bench_sets(void)
 	__u32 *all = NULL, *pick = NULL, *sub = NULL;
 	unsigned int seed = 42;
 	size_t cnt, n, i, k;
+	char verify = 0;
 	int l, images;
 
 	skel = tracing_multi_bench_sets__open_and_load();
@@ -144,7 +169,7 @@ void serial_test_tracing_multi_bench_sets(void)
 	/* 2,000 functions spread over the kernel */
 	for (i = 0; i < SETS_FUNCS; i++)
 		pick[i] = all[i * cnt / SETS_FUNCS];
-	direct_verify(false);
+	verify = direct_verify_off();
 
 	for (l = 0; l < SETS_LINKS; l++) {
 		for (i = 0, n = 0; i < SETS_FUNCS; i++)
@@ -175,7 +200,7 @@ void serial_test_tracing_multi_bench_sets(void)
 out:
 	for (k = 0; k < SETS_LINKS; k++)
 		bpf_link__destroy(links[k]);
-	direct_verify(true);
+	direct_verify_restore(verify);
 	free(all);
 	free(pick);
 	free(sub);
@@ -222,6 +247,7 @@ void serial_test_tracing_multi_bench_beside_all(void)
 	double a0, d0, a1, d1;
 	long sa0, sd0, sa1, sd1;
 	__u32 *ids = NULL;
+	char verify = 0;
 	size_t cnt;
 
 	skel = tracing_multi_bench_sets__open_and_load();
@@ -229,7 +255,7 @@ void serial_test_tracing_multi_bench_beside_all(void)
 		return;
 	if (takeable_funcs(skel->progs.sets_fentry, &ids, &cnt))
 		goto out;
-	direct_verify(false);
+	verify = direct_verify_off();
 	ordinary_rounds(skel, &a0, &d0, &sa0, &sd0);
 	opts.ids = ids;
 	opts.cnt = cnt;
@@ -245,7 +271,7 @@ void serial_test_tracing_multi_bench_beside_all(void)
 	printf("(%.2fx, %.2fx)\n", a1 / a0, d1 / d0);
 out:
 	bpf_link__destroy(multi);
-	direct_verify(true);
+	direct_verify_restore(verify);
 	free(ids);
 	tracing_multi_bench_sets__destroy(skel);
 }
