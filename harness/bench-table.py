@@ -113,6 +113,21 @@ for path in logs:
                 put(d, "sets: attach max (ms)", float(m.group(8)))
                 put(d, "sets: detach all (s)", float(m.group(9)))
                 continue
+            m = re.match(r"BENCH ibt: functions (\d+), own images; fexit.multi attach ([\d.]+) s "
+                         r"detach ([\d.]+) s; (.*)", line)
+            if m:
+                put(d, "ibt: functions, own images", int(m.group(1)))
+                put(d, "ibt: fexit.multi attach (s)", float(m.group(2)))
+                put(d, "ibt: fexit.multi detach (s)", float(m.group(3)))
+                k = re.match(r"kprobe.multi attach ([\d.]+) s detach ([\d.]+) s", m.group(4))
+                if k:
+                    put(d, "ibt: kprobe.multi attach (s)", float(k.group(1)))
+                    put(d, "ibt: kprobe.multi detach (s)", float(k.group(2)))
+                    put(d, "ibt: attach fexit.multi/kprobe.multi",
+                        float(m.group(2)) / float(k.group(1)))
+                    put(d, "ibt: detach fexit.multi/kprobe.multi",
+                        float(m.group(3)) / float(k.group(2)))
+                continue
             m = re.match(r"BENCH trig-([\w-]+): ([\d.]+) M/s", line)
             if m:
                 rates[m.group(1)] = float(m.group(2))

@@ -6,8 +6,10 @@
 # against kprobe.multi (x86-64 only: arm64 6.12 has no kprobe.multi), and
 # the per-call trigger benchmark, an ordinary fentry's attach time beside
 # multi links, and the memory one link on every function takes against
-# kprobe.multi and ordinary fentry (tracing_multi_bench_memory). Prints one
-# table (harness/bench-table.py).
+# kprobe.multi and ordinary fentry (tracing_multi_bench_memory); updates:
+# an ordinary fentry beside a link on every function, 64 links over random
+# subsets, fexit.multi under IBT decisions (tracing_multi_bench_sets.c).
+# Prints one table (harness/bench-table.py).
 #
 # BENCH_CLOCK=icount (default): QEMU counts guest time in executed
 #   instructions (-icount shift=0,align=off,sleep=off: 1 ns = 1
@@ -47,7 +49,7 @@ cd $GUEST_SOUT
 echo N > /sys/kernel/debug/ftrace_direct_verify 2>/dev/null
 for i in \$(seq $runs); do
 	echo "bench run \$i of $runs"
-	./test_progs -v -a tracing_multi_bench_trigger,tracing_multi_bench_attach,tracing_multi_bench_ordinary,tracing_multi_bench_memory,tracing_multi_bench_beside_all,tracing_multi_bench_sets > /work/bench/$ANAME/run\$i.log 2>&1
+	./test_progs -v -a tracing_multi_bench_trigger,tracing_multi_bench_attach,tracing_multi_bench_ordinary,tracing_multi_bench_memory,tracing_multi_bench_beside_all,tracing_multi_bench_sets,tracing_multi_bench_ibt > /work/bench/$ANAME/run\$i.log 2>&1
 	echo "test_progs exit status \$?"
 done
 dmesg > /work/bench/$ANAME/dmesg.log

@@ -8,6 +8,11 @@
  * images they make and the attach time of the first and the last link
  * (without the test kernels' check of every freed image, see below).
  *
+ * tracing_multi_bench_ibt: an IBT host's decisions (debugfs
+ * bpf_multi_no_shared_call_orig): fexit.multi on every function it takes,
+ * each function on an image and ftrace_ops of its own; attach and detach
+ * time against kprobe.multi on the same functions.
+ *
  * tracing_multi_bench_beside_all: an ordinary fentry program attached to
  * one function and detached, alone and beside one fentry.multi link on
  * every function: time and call sites rewritten (the test kernels count
@@ -105,8 +110,8 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Every function fentry.multi takes, less those it refuses. */
-static int takeable_funcs(struct bpf_program *prog, __u32 **pids, size_t *pcnt)
+/* Every function @prog takes, less those it refuses (@pnames: or NULL). */
+static int takeable_funcs(struct bpf_program *prog, __u32 **pids, char ***pnames, size_t *pcnt)
 {
 	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
 	struct bpf_link *link;
@@ -125,15 +130,21 @@ static int takeable_funcs(struct bpf_program *prog, __u32 **pids, size_t *pcnt)
 		if (!refused)
 			goto err;
 		tracing_multi_drop_refused(prog, ids, names, 0, cnt, refused);
-		for (i = 0, j = 0; i < cnt; i++)
-			if (!refused[i])
-				ids[j++] = ids[i];
+		for (i = 0, j = 0; i < cnt; i++) {
+			if (refused[i])
+				continue;
+			names[j] = names[i];
+			ids[j++] = ids[i];
+		}
 		cnt = j;
 		free(refused);
 	} else {
 		bpf_link__destroy(link);
 	}
-	free(names);
+	if (pnames)
+		*pnames = names;
+	else
+		free(names);
 	*pids = ids;
 	*pcnt = cnt;
 	return 0;
@@ -158,7 +169,7 @@ void serial_test_tracing_multi_bench_sets(void)
 	skel = tracing_multi_bench_sets__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "open_and_load"))
 		return;
-	if (takeable_funcs(skel->progs.sets_fentry, &all, &cnt))
+	if (takeable_funcs(skel->progs.sets_fentry, &all, NULL, &cnt))
 		goto out;
 	if (!ASSERT_GE(cnt, SETS_FUNCS, "functions"))
 		goto out;
@@ -253,7 +264,7 @@ void serial_test_tracing_multi_bench_beside_all(void)
 	skel = tracing_multi_bench_sets__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "open_and_load"))
 		return;
-	if (takeable_funcs(skel->progs.sets_fentry, &ids, &cnt))
+	if (takeable_funcs(skel->progs.sets_fentry, &ids, NULL, &cnt))
 		goto out;
 	verify = direct_verify_off();
 	ordinary_rounds(skel, &a0, &d0, &sa0, &sd0);
@@ -273,5 +284,83 @@ out:
 	bpf_link__destroy(multi);
 	direct_verify_restore(verify);
 	free(ids);
+	tracing_multi_bench_sets__destroy(skel);
+}
+
+#define IBT_KNOB "/sys/kernel/debug/bpf_multi_no_shared_call_orig"
+
+static int write_str(const char *path, const char *val)
+{
+	FILE *f = fopen(path, "w");
+	int err;
+
+	if (!f)
+		return -errno;
+	err = fputs(val, f) < 0 ? -EIO : 0;
+	if (fclose(f))
+		err = -errno;
+	return err;
+}
+
+void serial_test_tracing_multi_bench_ibt(void)
+{
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, kopts);
+	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
+	struct tracing_multi_bench_sets *skel;
+	double t0, t1, t2, k0, k1, k2;
+	struct bpf_link *link;
+	char **names = NULL;
+	__u32 *ids = NULL;
+	char verify = 0;
+	size_t cnt;
+	int kerr;
+
+	/* IBT is x86's: arm64 shares images that call the original */
+#ifndef __x86_64__
+	test__skip();
+	return;
+#endif
+	skel = tracing_multi_bench_sets__open();
+	if (!ASSERT_OK_PTR(skel, "open"))
+		return;
+	bpf_program__set_autoload(skel->progs.sets_fexit, true);
+	bpf_program__set_autoload(skel->progs.sets_kprobe, true);
+	if (!ASSERT_OK(tracing_multi_bench_sets__load(skel), "load"))
+		goto out;
+	if (!ASSERT_OK(write_str(IBT_KNOB, "Y"), "IBT decisions"))
+		goto out;
+	verify = direct_verify_off();
+	if (takeable_funcs(skel->progs.sets_fexit, &ids, &names, &cnt))
+		goto out_knob;
+	opts.ids = ids;
+	opts.cnt = cnt;
+	t0 = now_s();
+	link = bpf_program__attach_tracing_multi(skel->progs.sets_fexit, NULL, &opts);
+	t1 = now_s();
+	if (!ASSERT_OK_PTR(link, "fexit.multi attach"))
+		goto out_knob;
+	bpf_link__destroy(link);
+	t2 = now_s();
+
+	kopts.syms = (const char **)names;
+	kopts.cnt = cnt;
+	k0 = now_s();
+	link = bpf_program__attach_kprobe_multi_opts(skel->progs.sets_kprobe, NULL, &kopts);
+	k1 = now_s();
+	kerr = libbpf_get_error(link);
+	bpf_link__destroy(link);
+	k2 = now_s();
+	printf("BENCH ibt: functions %zu, own images; fexit.multi attach %.3f s detach %.3f s; ",
+	       cnt, t1 - t0, t2 - t1);
+	if (kerr)
+		printf("kprobe.multi n/a (%d)\n", kerr);
+	else
+		printf("kprobe.multi attach %.3f s detach %.3f s\n", k1 - k0, k2 - k1);
+out_knob:
+	write_str(IBT_KNOB, "N");
+	direct_verify_restore(verify);
+out:
+	free(ids);
+	free(names);
 	tracing_multi_bench_sets__destroy(skel);
 }

@@ -12,6 +12,18 @@ int sets_fentry(void *ctx)
 	return 0;
 }
 
+SEC("?fexit.multi")
+int sets_fexit(void *ctx)
+{
+	return 0;
+}
+
+SEC("?kprobe.multi")
+int sets_kprobe(void *ctx)
+{
+	return 0;
+}
+
 SEC("fentry/bpf_fentry_test1")
 int BPF_PROG(ordinary_fentry, int a)
 {
