@@ -33,22 +33,6 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static long debugfs_long(const char *name)
-{
-	char path[128];
-	long n = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/kernel/debug/%s", name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &n) != 1)
-		n = -1;
-	fclose(f);
-	return n;
-}
-
 /* Shared images listed in debugfs. */
 static int count_shared_images(void)
 {
@@ -230,15 +214,15 @@ static void ordinary_rounds(struct tracing_multi_bench_sets *skel, double *ta, d
 	*ta = *td = 0;
 	*sa = *sd = 0;
 	for (i = 0; i < BESIDE_ROUNDS; i++) {
-		s0 = debugfs_long("ftrace_call_sites_updated");
+		s0 = ftrace_sites_updated();
 		t0 = now_s();
 		link = bpf_program__attach(skel->progs.ordinary_fentry);
 		t1 = now_s();
-		s1 = debugfs_long("ftrace_call_sites_updated");
+		s1 = ftrace_sites_updated();
 		if (!ASSERT_OK_PTR(link, "attach ordinary"))
 			return;
 		bpf_link__destroy(link);
-		s2 = debugfs_long("ftrace_call_sites_updated");
+		s2 = ftrace_sites_updated();
 		*ta += t1 - t0;
 		*td += now_s() - t1;
 		*sa += s1 - s0;

@@ -126,6 +126,23 @@ static inline int fault_all_set(bool on)
 	return ASSERT_OK(err, on ? "every allocation fails" : "allocations work") ? 0 : -1;
 }
 
+/*
+ * <debugfs>/ftrace_call_sites_updated: call sites ftrace rewrote so far
+ * (test kernels, CONFIG_FTRACE_DIRECT_VERIFY); -1 without it.
+ */
+static inline long ftrace_sites_updated(void)
+{
+	FILE *f = fopen("/sys/kernel/debug/ftrace_call_sites_updated", "r");
+	long n = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &n) != 1)
+		n = -1;
+	fclose(f);
+	return n;
+}
+
 /* <debugfs>/bpf_multi_tidy_hold: stale functions stay until released. */
 static inline int tidy_hold(bool on)
 {

@@ -138,21 +138,6 @@ out:
 	pthread_setaffinity_np(pthread_self(), sizeof(cpus), &cpus);
 }
 
-#define SITES_FILE "/sys/kernel/debug/ftrace_call_sites_updated"
-
-static long sites_updated(void)
-{
-	long n = -1;
-	FILE *f = fopen(SITES_FILE, "r");
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &n) != 1)
-		n = -1;
-	fclose(f);
-	return n;
-}
-
 /* bpf_fentry_test1, 7, 8 and 9 take one argument: one shared image */
 static void test_call_sites(void)
 {
@@ -161,7 +146,7 @@ static void test_call_sites(void)
 	struct bpf_link *multi, *ordinary = NULL;
 	long s0, s1, s2;
 
-	if (access(SITES_FILE, R_OK)) {
+	if (ftrace_sites_updated() < 0) {
 		test__skip();	/* a kernel without CONFIG_FTRACE_DIRECT_VERIFY */
 		return;
 	}
@@ -172,9 +157,9 @@ static void test_call_sites(void)
 	if (!ASSERT_OK_PTR(multi, "attach fentry.multi"))
 		goto out;
 
-	s0 = sites_updated();
+	s0 = ftrace_sites_updated();
 	ordinary = bpf_program__attach(skel->progs.ordinary1);
-	s1 = sites_updated();
+	s1 = ftrace_sites_updated();
 	if (!ASSERT_OK_PTR(ordinary, "attach ordinary1"))
 		goto out;
 	/* bpf_fentry_test1..9 run once each */
@@ -184,7 +169,7 @@ static void test_call_sites(void)
 	ASSERT_EQ(skel->bss->ordinary1_runs, 1, "ordinary1 runs");
 	bpf_link__destroy(ordinary);
 	ordinary = NULL;
-	s2 = sites_updated();
+	s2 = ftrace_sites_updated();
 	ASSERT_OK(bpf_prog_test_run_opts(bpf_program__fd(skel->progs.ordinary1), &topts),
 		  "test_run");
 	ASSERT_EQ(skel->bss->multi_runs, 18, "fentry.multi runs after ordinary1 left");
