@@ -251,20 +251,6 @@ int tracing_multi_all_funcs(char ***pnames, __u32 **pids, size_t *pcnt)
 	return 0;
 }
 
-static int count_images(void)
-{
-	FILE *f = fopen("/sys/kernel/debug/bpf_multi_trampolines", "r");
-	char line[256];
-	int n = 0;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		n += !strncmp(line, "shared ", 7) || !strncmp(line, "own ", 4);
-	fclose(f);
-	return n;
-}
-
 /* Drop from ids[]/names[] the functions the kernel refuses, found by
  * halving the set that fails; print them. Returns the new count.
  */
@@ -355,7 +341,7 @@ void serial_test_tracing_multi_bench_attach(void)
 	t1 = now();
 	if (!ASSERT_OK_PTR(link, "fentry.multi attach"))
 		goto out;
-	images = count_images();
+	images = tracing_multi_count_images();
 	tracing_multi_mark("bench: detach\n");
 	bpf_link__destroy(link);
 	t2 = now();

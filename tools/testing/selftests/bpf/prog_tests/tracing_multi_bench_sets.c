@@ -33,21 +33,6 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Shared images listed in debugfs. */
-static int count_shared_images(void)
-{
-	FILE *f = fopen("/sys/kernel/debug/bpf_multi_trampolines", "r");
-	char line[256];
-	int n = 0;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		n += !strncmp(line, "shared", 6);
-	fclose(f);
-	return n;
-}
-
 #define VERIFY_FILE "/sys/kernel/debug/ftrace_direct_verify"
 
 /*
@@ -178,7 +163,7 @@ void serial_test_tracing_multi_bench_sets(void)
 		if (!ASSERT_OK_PTR(links[l], "attach"))
 			goto out;
 	}
-	images = count_shared_images();
+	images = tracing_multi_count_images();
 	t0 = now_s();
 	for (l = 0; l < SETS_LINKS; l++) {
 		bpf_link__destroy(links[l]);

@@ -126,6 +126,21 @@ static inline int fault_all_set(bool on)
 	return ASSERT_OK(err, on ? "every allocation fails" : "allocations work") ? 0 : -1;
 }
 
+/* Images listed in <debugfs>/bpf_multi_trampolines (shared and own). */
+static inline int tracing_multi_count_images(void)
+{
+	FILE *f = fopen("/sys/kernel/debug/bpf_multi_trampolines", "r");
+	char line[256];
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n += !strncmp(line, "shared ", 7) || !strncmp(line, "own ", 4);
+	fclose(f);
+	return n;
+}
+
 /*
  * <debugfs>/ftrace_call_sites_updated: call sites ftrace rewrote so far
  * (test kernels, CONFIG_FTRACE_DIRECT_VERIFY); -1 without it.
