@@ -5,6 +5,7 @@
 #   unpatch <file>.patch   a patch whose file is back to the base
 #   add     <file>         a new file in the tree, moved into the repo and linked back
 #   gone    <file>         a linked file deleted in the tree, deleted in the repo
+#   link    <file>         a file new in the repo, not committed yet, linked into the tree
 refresh_scan() {
 	local mode=${1:-} f p tmp
 	PENDING=()
@@ -57,10 +58,20 @@ refresh_scan() {
 		fi
 	done < <(git -C "$TREE" ls-files -z --others --exclude-from=.git/info/exclude)
 
-	# Added files deleted from the tree.
+	# Added files deleted from the tree. A file new in the repo (not yet
+	# committed) that the tree lacks was never linked: link it, never
+	# delete work that exists nowhere else.
 	while read -r f; do
 		case "$f" in *.patch) continue ;; esac
 		[ -e "$TREE/$f" ] || [ -L "$TREE/$f" ] && continue
+		if ! git -C "$REPO" ls-files --error-unmatch -- "$f" >/dev/null 2>&1; then
+			PENDING+=("link    $f")
+			if [ "$mode" = apply ]; then
+				mkdir -p "$TREE/$(dirname "$f")"
+				ln -s "$REPO/$f" "$TREE/$f"
+			fi
+			continue
+		fi
 		PENDING+=("gone    $f")
 		[ "$mode" = apply ] && git -C "$REPO" rm -q --cached --ignore-unmatch -- "$f" >/dev/null && rm -f "$REPO/$f"
 	done < <(overlay_files)
