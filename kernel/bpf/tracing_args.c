@@ -6,11 +6,56 @@
  * ctx[-1]; the arguments follow at ctx[0..nr_args-1] and the return value at
  * ctx[nr_args]. The verifier inlines both calls into those loads (see
  * fixup_kfunc_call()); the bodies below do the same and document it.
+ *
+ * bpf_arg_btf() and bpf_arg_find(): an argument by its BTF type. Each
+ * argument slot that holds a pointer to a struct or union is known by that
+ * type's BTF id (bpf_arg_btf_slots()). An ordinary program has one target:
+ * the verifier answers from its prototype and inlines the answer. A multi
+ * program has many: its link keeps one such table per function, made at
+ * attach, and the kfunc finds the function's table as
+ * bpf_get_attach_cookie() finds its cookie (bpf_tracing_multi_arg_btf()).
  */
 #include <linux/bpf.h>
 #include <linux/btf.h>
 #include <linux/btf_ids.h>
 #include <linux/init.h>
+
+/**
+ * bpf_arg_btf_slots() - the struct each argument slot of a prototype points to
+ * @btf: BTF of @proto
+ * @proto: a BTF_KIND_FUNC_PROTO of a function a trampoline can trace
+ * @split_ids: whether types of @btf itself count when @btf is a module's
+ *             (split) BTF; if not, only its base's (vmlinux) types do
+ * @types: out: MAX_BPF_FUNC_ARGS entries, in the trampoline's 64-bit slots
+ *         (a struct passed by value takes one per 8 bytes)
+ *
+ * types[n] is the BTF id of the struct or union argument slot n points to
+ * (modifiers and typedefs skipped on both sides of the pointer), else 0.
+ */
+void bpf_arg_btf_slots(const struct btf *btf, const struct btf_type *proto,
+		       bool split_ids, u32 *types)
+{
+	const struct btf_param *args = btf_params(proto);
+	u32 i, n = 0, nr_base = 0, id;
+	const struct btf_type *t;
+
+	if (!split_ids && btf_is_module(btf))
+		nr_base = btf_nr_types(btf_base_btf(btf));
+	memset(types, 0, MAX_BPF_FUNC_ARGS * sizeof(*types));
+	for (i = 0; i < btf_type_vlen(proto) && n < MAX_BPF_FUNC_ARGS; i++) {
+		t = btf_type_skip_modifiers(btf, args[i].type, NULL);
+		if (t && btf_type_is_struct(t)) {
+			n += DIV_ROUND_UP(t->size, 8);
+			continue;
+		}
+		if (t && btf_type_is_ptr(t)) {
+			t = btf_type_skip_modifiers(btf, t->type, &id);
+			if (t && btf_type_is_struct(t) && (!nr_base || id < nr_base))
+				types[n] = id;
+		}
+		n++;
+	}
+}
 
 __bpf_kfunc_start_defs();
 
@@ -47,11 +92,54 @@ __bpf_kfunc u64 bpf_ret_value(void *ctx)
 	return slots[slots[-1] & BPF_TRAMP_NR_SLOTS_MASK];
 }
 
+/**
+ * bpf_arg_btf() - an argument of the traced function, by its type
+ * @ctx: the program's context, as passed to it
+ * @n: argument slot, from 0, as for bpf_arg()
+ * @btf_id__k: BTF id of a struct or union, in the program's attach BTF
+ *
+ * The verifier types the result as a pointer to that type, which may be
+ * NULL, and inlines the call in an ordinary program. The body runs for
+ * multi programs.
+ *
+ * Return: argument @n if the traced function declares it as a pointer to
+ * type @btf_id__k, else NULL.
+ */
+__bpf_kfunc void *bpf_arg_btf(void *ctx, u32 n, u32 btf_id__k)
+{
+	const u32 *types = bpf_tracing_multi_arg_btf(ctx);
+
+	if (!types || n >= MAX_BPF_FUNC_ARGS || types[n] != btf_id__k)
+		return NULL;
+	return (void *)(unsigned long)((u64 *)ctx)[n];
+}
+
+/**
+ * bpf_arg_find() - the first argument of the traced function of a type
+ * @ctx: the program's context, as passed to it
+ * @btf_id__k: BTF id of a struct or union, in the program's attach BTF
+ *
+ * Return: the first argument slot that the traced function declares as a
+ * pointer to type @btf_id__k, or -ENOENT.
+ */
+__bpf_kfunc int bpf_arg_find(void *ctx, u32 btf_id__k)
+{
+	const u32 *types = bpf_tracing_multi_arg_btf(ctx);
+	int n;
+
+	for (n = 0; types && n < MAX_BPF_FUNC_ARGS; n++)
+		if (types[n] == btf_id__k)
+			return n;
+	return -ENOENT;
+}
+
 __bpf_kfunc_end_defs();
 
 BTF_KFUNCS_START(tracing_args_kfunc_ids)
 BTF_ID_FLAGS(func, bpf_arg)
 BTF_ID_FLAGS(func, bpf_ret_value)
+BTF_ID_FLAGS(func, bpf_arg_btf, KF_RET_NULL)
+BTF_ID_FLAGS(func, bpf_arg_find)
 BTF_KFUNCS_END(tracing_args_kfunc_ids)
 
 /* Only trampoline programs have nr_args at ctx[-1]. */

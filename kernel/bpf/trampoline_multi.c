@@ -88,6 +88,8 @@ struct bpf_tracing_multi_link {
 	u32 cnt;
 	struct bpf_tracing_multi_func *funcs;	/* sorted by addr */
 	u32 *by_id;			/* funcs[] indexes, in BTF id order */
+	/* bpf_arg_btf_slots() of funcs[i]'s prototype, if the program asks */
+	u32 (*arg_btf)[MAX_BPF_FUNC_ARGS];
 };
 
 struct bpf_tramp_shared {
@@ -1219,6 +1221,7 @@ static void bpf_tracing_multi_link_dealloc(struct bpf_link *l)
 
 	kvfree(link->funcs);
 	kvfree(link->by_id);
+	kvfree(link->arg_btf);
 	module_put(link->mod);
 	btf_put(link->btf);
 	kfree(link);
@@ -1369,6 +1372,32 @@ static int multi_link_resolve(struct bpf_tracing_multi_link *link, struct bpf_pr
 	return 0;
 }
 
+/*
+ * The argument types of each function, for bpf_arg_btf() and bpf_arg_find()
+ * of a program that calls them. The program's type ids are of its attach BTF
+ * (vmlinux if none): a module's own types count only if the link's
+ * functions are that module's.
+ */
+static int multi_link_arg_btf(struct bpf_tracing_multi_link *link, const struct bpf_prog *prog)
+{
+	bool split_ids = link->btf == prog->aux->attach_btf;
+	const struct btf_type *t;
+	u32 i;
+
+	if (!prog->aux->uses_arg_btf)
+		return 0;
+	link->arg_btf = kvmalloc_array(link->cnt, sizeof(*link->arg_btf),
+				       GFP_KERNEL | __GFP_ACCOUNT);
+	if (!link->arg_btf)
+		return -ENOMEM;
+	for (i = 0; i < link->cnt; i++) {
+		t = btf_type_by_id(link->btf, link->funcs[i].btf_id);
+		t = btf_type_by_id(link->btf, t->type);
+		bpf_arg_btf_slots(link->btf, t, split_ids, link->arg_btf[i]);
+	}
+	return 0;
+}
+
 /**
  * bpf_tracing_multi_link_attach - BPF_LINK_CREATE for fentry/fexit/fmod_ret.multi
  * @attr: link_create.tracing_multi: ids, cookies, cnt; target_fd: BTF object
@@ -1458,6 +1487,8 @@ int bpf_tracing_multi_link_attach(const union bpf_attr *attr, struct bpf_prog *p
 		      &bpf_tracing_multi_link_lops, prog);
 	link->link.cookie = (u64)(unsigned long)link;
 	err = multi_link_resolve(link, prog, ids, cookies);
+	if (!err)
+		err = multi_link_arg_btf(link, prog);
 	if (err)
 		goto out_link;
 	err = bpf_link_prime(&link->link.link, &primer);
@@ -1499,19 +1530,41 @@ out_btf:
 	return err;
 }
 
-/* bpf_get_attach_cookie() of a multi program: the cookie of the function
- * it runs for, found by the IP its trampoline stored at ctx[-2].
+/* The function a multi program runs for, found by the IP its trampoline
+ * stored at ctx[-2], in the link the trampoline passed as cookie.
  */
-BPF_CALL_1(bpf_get_attach_cookie_tracing_multi, void *, ctx)
+static const struct bpf_tracing_multi_func *multi_func_of(void *ctx)
 {
 	struct bpf_trace_run_ctx *run_ctx =
 		container_of(current->bpf_ctx, struct bpf_trace_run_ctx, run_ctx);
 	struct bpf_tracing_multi_link *link = (void *)(unsigned long)run_ctx->bpf_cookie;
 	unsigned long ip = ((u64 *)ctx)[-2];
-	struct bpf_tracing_multi_func *f;
 
-	f = bsearch(&ip, link->funcs, link->cnt, sizeof(*f), cmp_addr_func);
+	return bsearch(&ip, link->funcs, link->cnt, sizeof(*link->funcs), cmp_addr_func);
+}
+
+/* bpf_get_attach_cookie() of a multi program: the function's cookie. */
+BPF_CALL_1(bpf_get_attach_cookie_tracing_multi, void *, ctx)
+{
+	const struct bpf_tracing_multi_func *f = multi_func_of(ctx);
+
 	return f ? f->cookie : 0;
+}
+
+/**
+ * bpf_tracing_multi_arg_btf - argument types of the function a multi program runs for
+ * @ctx: the program's ctx
+ *
+ * For bpf_arg_btf() and bpf_arg_find(), called only by multi programs
+ * (the verifier inlines them in others).
+ *
+ * Return: bpf_arg_btf_slots() of the function, or NULL.
+ */
+const u32 *bpf_tracing_multi_arg_btf(void *ctx)
+{
+	const struct bpf_tracing_multi_func *f = multi_func_of(ctx);
+
+	return f && f->link->arg_btf ? f->link->arg_btf[f - f->link->funcs] : NULL;
 }
 
 const struct bpf_func_proto bpf_get_attach_cookie_proto_tracing_multi = {
