@@ -139,6 +139,14 @@ for path in logs:
         base = rates.get("base-kfunc" if name.startswith("fmodret") else "base")
         if base and not name.startswith("base"):
             put(d, "%s +ns/call" % name, 1e3 / rate - 1e3 / base)
+    # typed arguments: what the kfunc adds to a call over the bare program
+    for name in ("fentry-multi-cookie", "fentry-multi-arg-btf", "fentry-multi-arg-find"):
+        if name in rates and "fentry-multi" in rates:
+            put(d, "%s +ns/call over fentry-multi" % name[len("fentry-multi-"):],
+                1e3 / rates[name] - 1e3 / rates["fentry-multi"])
+    if "fentry-arg-btf" in rates and "fentry" in rates:
+        put(d, "ordinary arg-btf +ns/call over fentry",
+            1e3 / rates["fentry-arg-btf"] - 1e3 / rates["fentry"])
     for a, b in (("fentry-multi", "fentry"), ("fexit-multi", "fexit"),
                  ("fmodret-multi", "fmodret"), ("fsession-multi", "fsession"),
                  ("fsession", "fexit"), ("kprobe-multi", "fentry-multi"),

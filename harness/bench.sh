@@ -19,6 +19,8 @@
 #   host's (±30 % from run to run here).
 # BENCH_RUNS=3: runs of the benchmarks in the guest; the table gives each
 #   figure's median and spread over them.
+# BENCH_TESTS="a,b": only those benchmarks (e.g. tracing_multi_bench_trigger,
+#   the per-call one: a few minutes).
 . "$(dirname "$0")/lib.sh"
 arch_vars "${1:-x86_64}"
 
@@ -34,6 +36,7 @@ wall) export QEMU_ICOUNT= ;;
 *) die "BENCH_CLOCK is icount or wall" ;;
 esac
 [[ $runs =~ ^[1-9][0-9]*$ ]] || die "BENCH_RUNS must be a number"
+tests=${BENCH_TESTS:-tracing_multi_bench_trigger,tracing_multi_bench_attach,tracing_multi_bench_ordinary,tracing_multi_bench_memory,tracing_multi_bench_beside_all,tracing_multi_bench_sets,tracing_multi_bench_ibt}
 # an instruction-counted guest runs slower than a plain one
 export GUEST_TIMEOUT=${GUEST_TIMEOUT:-$((1200 + runs * 900))}
 
@@ -49,7 +52,7 @@ cd $GUEST_SOUT
 echo N > /sys/kernel/debug/ftrace_direct_verify 2>/dev/null
 for i in \$(seq $runs); do
 	echo "bench run \$i of $runs"
-	./test_progs -v -a tracing_multi_bench_trigger,tracing_multi_bench_attach,tracing_multi_bench_ordinary,tracing_multi_bench_memory,tracing_multi_bench_beside_all,tracing_multi_bench_sets,tracing_multi_bench_ibt > /work/bench/$ANAME/run\$i.log 2>&1
+	./test_progs -v -a $tests > /work/bench/$ANAME/run\$i.log 2>&1
 	echo "test_progs exit status \$?"
 done
 dmesg > /work/bench/$ANAME/dmesg.log

@@ -400,7 +400,8 @@ static double trig_rate(struct tracing_multi_bench *skel, struct bpf_program *dr
 enum {
 	TRIG_BASE, TRIG_FENTRY, TRIG_FENTRY_MULTI, TRIG_FEXIT, TRIG_FEXIT_MULTI,
 	TRIG_KPROBE, TRIG_KPROBE_MULTI, TRIG_BASE_KFUNC, TRIG_FMODRET,
-	TRIG_FMODRET_MULTI, TRIG_FSESSION, TRIG_FSESSION_MULTI, NR_TRIG
+	TRIG_FMODRET_MULTI, TRIG_FSESSION, TRIG_FSESSION_MULTI, TRIG_FENTRY_MULTI_COOKIE,
+	TRIG_FENTRY_MULTI_ARG_BTF, TRIG_FENTRY_MULTI_ARG_FIND, TRIG_FENTRY_ARG_BTF, NR_TRIG
 };
 
 static void print_ratio(const char *what, double a, double b, bool last)
@@ -450,6 +451,14 @@ void serial_test_tracing_multi_bench_trigger(void)
 						       skel->progs.trig_fsession_multi };
 	runs[TRIG_FMODRET_MULTI] = (typeof(runs[0])){ "fmodret-multi",
 						      skel->progs.trig_fmodret_multi, true };
+	runs[TRIG_FENTRY_MULTI_COOKIE] = (typeof(runs[0])){ "fentry-multi-cookie",
+							    skel->progs.trig_fentry_multi_cookie };
+	runs[TRIG_FENTRY_MULTI_ARG_BTF] = (typeof(runs[0])){ "fentry-multi-arg-btf",
+							     skel->progs.trig_fentry_multi_arg_btf };
+	runs[TRIG_FENTRY_MULTI_ARG_FIND] = (typeof(runs[0])){ "fentry-multi-arg-find",
+							      skel->progs.trig_fentry_multi_arg_find };
+	runs[TRIG_FENTRY_ARG_BTF] = (typeof(runs[0])){ "fentry-arg-btf",
+						       skel->progs.trig_fentry_arg_btf };
 	for (i = 0; i < NR_TRIG; i++)
 		if (runs[i].prog)
 			bpf_program__set_autoload(runs[i].prog, true);
@@ -461,6 +470,9 @@ void serial_test_tracing_multi_bench_trigger(void)
 
 		link = NULL;
 		if (prog == skel->progs.trig_fentry_multi ||
+		    prog == skel->progs.trig_fentry_multi_cookie ||
+		    prog == skel->progs.trig_fentry_multi_arg_btf ||
+		    prog == skel->progs.trig_fentry_multi_arg_find ||
 		    prog == skel->progs.trig_fexit_multi ||
 		    prog == skel->progs.trig_fsession_multi ||
 		    prog == skel->progs.trig_fmodret_multi)

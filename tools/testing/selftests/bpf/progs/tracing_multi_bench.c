@@ -3,6 +3,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
 
 char _license[] SEC("license") = "GPL";
 
@@ -158,5 +159,38 @@ int trig_fsession_multi(void *ctx)
 {
 	if (bpf_session_is_return(ctx))
 		hits++;
+	return 0;
+}
+
+/* Typed arguments: what bpf_arg_btf() and bpf_arg_find() add to a call,
+ * beside bpf_get_attach_cookie(), which finds the function the same way.
+ * bpf_get_numa_node_id() takes no task_struct: the answer is NULL/-ENOENT,
+ * found as a match is.
+ */
+SEC("?fentry.multi")
+int trig_fentry_multi_cookie(void *ctx)
+{
+	hits += 1 + bpf_get_attach_cookie(ctx);
+	return 0;
+}
+
+SEC("?fentry.multi")
+int trig_fentry_multi_arg_btf(void *ctx)
+{
+	hits += 1 + !!bpf_arg_as(ctx, 0, struct task_struct);
+	return 0;
+}
+
+SEC("?fentry.multi")
+int trig_fentry_multi_arg_find(void *ctx)
+{
+	hits += 1 + (bpf_arg_find_type(ctx, struct task_struct) >= 0);
+	return 0;
+}
+
+SEC("?fentry/bpf_get_numa_node_id")
+int trig_fentry_arg_btf(void *ctx)
+{
+	hits += 1 + !!bpf_arg_as(ctx, 0, struct task_struct);
 	return 0;
 }
