@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /* bpf_arg(), bpf_ret_value() and direct argument reads in tracing programs:
  * what the verifier accepts, what it rejects, and that it inlines both
- * kfuncs into loads (no call left in the xlated, hence JITed, program).
+ * kfuncs into loads (no call left in the xlated, hence JITed, program);
+ * what it accepts and rejects of bpf_arg_btf() and bpf_arg_find().
  */
 #include <vmlinux.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
 #include "bpf_misc.h"
 
 char _license[] SEC("license") = "GPL";
@@ -333,4 +335,234 @@ __naked void fsession_multi_return_1(void)
 	asm volatile ("r0 = 1;"
 		      "exit;"
 		      ::: __clobber_all);
+}
+
+/* bpf_arg_btf() and bpf_arg_find() (bpf_arg_as(), bpf_arg_find_type()):
+ * a constant struct or union id of the attach BTF, a slot below 12, the
+ * result NULL-checked before use, programs that run from trampolines only.
+ */
+SEC("fentry.multi")
+__description("bpf_arg_as(): NULL-checked read")
+__success
+int arg_as_multi(void *ctx)
+{
+	struct bpf_fentry_test_t *p = bpf_arg_as(ctx, 0, struct bpf_fentry_test_t);
+
+	return p && p->a ? 0 : 0;
+}
+
+SEC("fentry/bpf_fentry_test8")
+__description("bpf_arg_as() in fentry: NULL-checked read")
+__success
+int arg_as_fentry(void *ctx)
+{
+	struct bpf_fentry_test_t *p = bpf_arg_as(ctx, 0, struct bpf_fentry_test_t);
+
+	return p && p->a ? 0 : 0;
+}
+
+SEC("fexit.multi")
+__description("bpf_arg_as() and bpf_arg_find_type() in fexit.multi")
+__success
+int arg_as_fexit_multi(void *ctx)
+{
+	int n = bpf_arg_find_type(ctx, struct sk_buff);
+	struct sk_buff *skb;
+
+	if (n < 0)
+		return 0;
+	skb = bpf_arg_btf(ctx, n, bpf_core_type_id_kernel(struct sk_buff));
+	return skb && skb->len ? 0 : 0;
+}
+
+SEC("fmod_ret.multi")
+__description("bpf_arg_as() in fmod_ret.multi")
+__success
+int arg_as_fmod_ret_multi(void *ctx)
+{
+	struct file *f = bpf_arg_as(ctx, 1, struct file);
+
+	return f && f->f_flags ? 0 : 0;
+}
+
+SEC("fentry.multi.s")
+__description("bpf_arg_as() in sleepable fentry.multi")
+__success
+int arg_as_sleepable(void *ctx)
+{
+	struct file *f = bpf_arg_as(ctx, 0, struct file);
+
+	return f && f->f_flags ? 0 : 0;
+}
+
+/* a slot number the verifier does not know */
+__u32 arg_btf_slot = 1000;
+
+SEC("fentry.multi")
+__description("bpf_arg_btf() at a variable slot")
+__success
+int arg_btf_var_slot(void *ctx)
+{
+	struct file *f = bpf_arg_btf(ctx, arg_btf_slot, bpf_core_type_id_kernel(struct file));
+
+	return f && f->f_flags ? 0 : 0;
+}
+
+SEC("fentry/bpf_fentry_test8")
+__description("bpf_arg_btf() in fentry at a variable slot")
+__success
+int arg_btf_var_slot_fentry(void *ctx)
+{
+	struct file *f = bpf_arg_btf(ctx, arg_btf_slot, bpf_core_type_id_kernel(struct file));
+
+	return f && f->f_flags ? 0 : 0;
+}
+
+SEC("fentry.multi")
+__description("bpf_arg_btf() without a NULL check")
+__failure __msg("invalid mem access 'ptr_or_null_'")
+int arg_as_no_null_check(void *ctx)
+{
+	return bpf_arg_as(ctx, 0, struct bpf_fentry_test_t)->a ? 0 : 0;
+}
+
+SEC("fentry/bpf_fentry_test8")
+__description("bpf_arg_btf() in fentry without a NULL check")
+__failure __msg("invalid mem access 'ptr_or_null_'")
+int arg_as_no_null_check_fentry(void *ctx)
+{
+	return bpf_arg_as(ctx, 0, struct bpf_fentry_test_t)->a ? 0 : 0;
+}
+
+SEC("fentry.multi")
+__description("bpf_arg_btf() with a variable type id")
+__failure __msg("R3 must be a known constant")
+int arg_btf_var_id(void *ctx)
+{
+	return bpf_arg_btf(ctx, 0, bpf_get_prandom_u32()) ? 0 : 0;
+}
+
+SEC("fentry/bpf_fentry_test8")
+__description("bpf_arg_btf() in fentry with a variable type id")
+__failure __msg("R3 must be a known constant")
+int arg_btf_var_id_fentry(void *ctx)
+{
+	return bpf_arg_btf(ctx, 0, bpf_get_prandom_u32()) ? 0 : 0;
+}
+
+SEC("fentry.multi")
+__description("bpf_arg_find() with a variable type id")
+__failure __msg("R2 must be a known constant")
+int arg_find_var_id(void *ctx)
+{
+	return bpf_arg_find(ctx, bpf_get_prandom_u32()) ? 0 : 0;
+}
+
+SEC("fentry/bpf_fentry_test8")
+__description("bpf_arg_find() in fentry with a variable type id")
+__failure __msg("R2 must be a known constant")
+int arg_find_var_id_fentry(void *ctx)
+{
+	return bpf_arg_find(ctx, bpf_get_prandom_u32()) ? 0 : 0;
+}
+
+SEC("fentry.multi")
+__description("bpf_arg_btf() of int")
+__failure __msg("is not a struct or union of vmlinux BTF")
+int arg_btf_int(void *ctx)
+{
+	return bpf_arg_btf(ctx, 0, bpf_core_type_id_kernel(int)) ? 0 : 0;
+}
+
+/* atomic_t: a typedef of a struct, not the struct */
+SEC("fentry/bpf_fentry_test8")
+__description("bpf_arg_btf() in fentry of a typedef")
+__failure __msg("is not a struct or union of vmlinux BTF")
+int arg_btf_typedef_fentry(void *ctx)
+{
+	return bpf_arg_btf(ctx, 0, bpf_core_type_id_kernel(atomic_t)) ? 0 : 0;
+}
+
+SEC("fentry.multi")
+__description("bpf_arg_find() of a typedef")
+__failure __msg("is not a struct or union of vmlinux BTF")
+int arg_find_typedef(void *ctx)
+{
+	return bpf_arg_find(ctx, bpf_core_type_id_kernel(atomic_t)) ? 0 : 0;
+}
+
+/* bpf_testmod's type, local: the program's attach BTF is vmlinux's */
+struct bpf_testmod_typed {
+	int val;
+} __attribute__((preserve_access_index));
+
+SEC("fentry.multi")
+__description("bpf_arg_find_type() of a module type, vmlinux attach BTF")
+__failure __msg("is not a struct or union of vmlinux BTF")
+int arg_find_module_type(void *ctx)
+{
+	return bpf_arg_find_type(ctx, struct bpf_testmod_typed) ? 0 : 0;
+}
+
+/* one call, two ids: the answer of an ordinary program is made per call */
+SEC("fentry/bpf_fentry_test8")
+__description("bpf_arg_btf() in fentry, two type ids for one call")
+__failure __msg("bpf_arg_btf() takes one type id per call")
+int arg_btf_two_ids(void *ctx)
+{
+	__u32 id = bpf_core_type_id_kernel(struct file);
+
+	if (bpf_get_prandom_u32() & 1)
+		id = bpf_core_type_id_kernel(struct sk_buff);
+	return bpf_arg_btf(ctx, 0, id) ? 0 : 0;
+}
+
+SEC("fentry.multi")
+__description("bpf_arg_btf() at slot 12")
+__failure __msg("bpf_arg_btf() argument slot 12 is out of range")
+int arg_btf_slot12(void *ctx)
+{
+	return bpf_arg_as(ctx, 12, struct file) ? 0 : 0;
+}
+
+SEC("fentry/bpf_fentry_test8")
+__description("bpf_arg_btf() in fentry at slot 12")
+__failure __msg("bpf_arg_btf() argument slot 12 is out of range")
+int arg_btf_slot12_fentry(void *ctx)
+{
+	return bpf_arg_as(ctx, 12, struct file) ? 0 : 0;
+}
+
+SEC("fentry.multi")
+__description("bpf_arg_btf() at slot 11")
+__success
+int arg_btf_slot11(void *ctx)
+{
+	struct file *f = bpf_arg_as(ctx, 11, struct file);
+
+	return f && f->f_flags ? 0 : 0;
+}
+
+SEC("tp_btf/sys_enter")
+__description("bpf_arg_btf() without a trampoline")
+__failure __msg("calling kernel function bpf_arg_btf is not allowed")
+int arg_btf_tp_btf(void *ctx)
+{
+	return bpf_arg_as(ctx, 0, struct file) ? 0 : 0;
+}
+
+SEC("kprobe")
+__description("bpf_arg_find() in a kprobe")
+__failure __msg("calling kernel function bpf_arg_find is not allowed")
+int arg_find_kprobe(void *ctx)
+{
+	return bpf_arg_find_type(ctx, struct file) ? 0 : 0;
+}
+
+SEC("fentry.multi")
+__description("bpf_arg_btf() on a moved ctx pointer")
+__failure __msg("dereference of modified ctx ptr R1 off=8 disallowed")
+int arg_btf_moved_ctx(void *ctx)
+{
+	return bpf_arg_as(ctx + 8, 0, struct file) ? 0 : 0;
 }
