@@ -44,15 +44,14 @@ void bpf_arg_btf_slots(const struct btf *btf, const struct btf_type *proto,
 	memset(types, 0, MAX_BPF_FUNC_ARGS * sizeof(*types));
 	for (i = 0; i < btf_type_vlen(proto) && n < MAX_BPF_FUNC_ARGS; i++) {
 		t = btf_type_skip_modifiers(btf, args[i].type, NULL);
-		if (t && btf_type_is_struct(t)) {
-			n += DIV_ROUND_UP(t->size, 8);
+		if (!t || !btf_type_is_ptr(t)) {
+			/* as get_ctx_arg_idx(): one slot per 8 bytes */
+			n += t ? max(1, DIV_ROUND_UP(t->size, 8)) : 1;
 			continue;
 		}
-		if (t && btf_type_is_ptr(t)) {
-			t = btf_type_skip_modifiers(btf, t->type, &id);
-			if (t && btf_type_is_struct(t) && (!nr_base || id < nr_base))
-				types[n] = id;
-		}
+		t = btf_type_skip_modifiers(btf, t->type, &id);
+		if (t && btf_type_is_struct(t) && (!nr_base || id < nr_base))
+			types[n] = id;
 		n++;
 	}
 }
@@ -95,12 +94,14 @@ __bpf_kfunc u64 bpf_ret_value(void *ctx)
 /**
  * bpf_arg_btf() - an argument of the traced function, by its type
  * @ctx: the program's context, as passed to it
- * @n: argument slot, from 0, as for bpf_arg()
+ * @n: argument slot, from 0, as for bpf_arg(); the verifier refuses one
+ *     that is always MAX_BPF_FUNC_ARGS or more
  * @btf_id__k: BTF id of a struct or union, in the program's attach BTF
  *
  * The verifier types the result as a pointer to that type, which may be
- * NULL, and inlines the call in an ordinary program. The body runs for
- * multi programs.
+ * NULL, and inlines the call in an ordinary program (which has one target
+ * for its lifetime: only extension programs are retargeted). The body runs
+ * for multi programs.
  *
  * Return: argument @n if the traced function declares it as a pointer to
  * type @btf_id__k, else NULL.

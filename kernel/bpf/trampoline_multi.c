@@ -1394,6 +1394,7 @@ static int multi_link_arg_btf(struct bpf_tracing_multi_link *link, const struct 
 		t = btf_type_by_id(link->btf, link->funcs[i].btf_id);
 		t = btf_type_by_id(link->btf, t->type);
 		bpf_arg_btf_slots(link->btf, t, split_ids, link->arg_btf[i]);
+		cond_resched();
 	}
 	return 0;
 }
