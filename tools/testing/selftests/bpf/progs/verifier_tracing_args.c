@@ -340,7 +340,10 @@ __naked void fsession_multi_return_1(void)
 /* bpf_arg_btf() and bpf_arg_find() (bpf_arg_as(), bpf_arg_find_type()):
  * a constant struct or union id of the attach BTF, a slot below 12, the
  * result NULL-checked before use, programs that run from trampolines only.
+ * Fields read go to arg_btf_sink, so that the compiler keeps the reads.
  */
+__u64 arg_btf_sink;
+
 SEC("fentry.multi")
 __description("bpf_arg_as(): NULL-checked read")
 __success
@@ -348,7 +351,9 @@ int arg_as_multi(void *ctx)
 {
 	struct bpf_fentry_test_t *p = bpf_arg_as(ctx, 0, struct bpf_fentry_test_t);
 
-	return p && p->a ? 0 : 0;
+	if (p)
+		arg_btf_sink = !!p->a;
+	return 0;
 }
 
 SEC("fentry/bpf_fentry_test8")
@@ -358,7 +363,9 @@ int arg_as_fentry(void *ctx)
 {
 	struct bpf_fentry_test_t *p = bpf_arg_as(ctx, 0, struct bpf_fentry_test_t);
 
-	return p && p->a ? 0 : 0;
+	if (p)
+		arg_btf_sink = !!p->a;
+	return 0;
 }
 
 SEC("fexit.multi")
@@ -372,7 +379,9 @@ int arg_as_fexit_multi(void *ctx)
 	if (n < 0)
 		return 0;
 	skb = bpf_arg_btf(ctx, n, bpf_core_type_id_kernel(struct sk_buff));
-	return skb && skb->len ? 0 : 0;
+	if (skb)
+		arg_btf_sink = (__u64)skb->len;
+	return 0;
 }
 
 SEC("fmod_ret.multi")
@@ -382,7 +391,9 @@ int arg_as_fmod_ret_multi(void *ctx)
 {
 	struct file *f = bpf_arg_as(ctx, 1, struct file);
 
-	return f && f->f_flags ? 0 : 0;
+	if (f)
+		arg_btf_sink = (__u64)f->f_flags;
+	return 0;
 }
 
 SEC("fentry.multi.s")
@@ -392,7 +403,9 @@ int arg_as_sleepable(void *ctx)
 {
 	struct file *f = bpf_arg_as(ctx, 0, struct file);
 
-	return f && f->f_flags ? 0 : 0;
+	if (f)
+		arg_btf_sink = (__u64)f->f_flags;
+	return 0;
 }
 
 /* a slot number the verifier does not know */
@@ -405,7 +418,9 @@ int arg_btf_var_slot(void *ctx)
 {
 	struct file *f = bpf_arg_btf(ctx, arg_btf_slot, bpf_core_type_id_kernel(struct file));
 
-	return f && f->f_flags ? 0 : 0;
+	if (f)
+		arg_btf_sink = (__u64)f->f_flags;
+	return 0;
 }
 
 SEC("fentry/bpf_fentry_test8")
@@ -415,7 +430,9 @@ int arg_btf_var_slot_fentry(void *ctx)
 {
 	struct file *f = bpf_arg_btf(ctx, arg_btf_slot, bpf_core_type_id_kernel(struct file));
 
-	return f && f->f_flags ? 0 : 0;
+	if (f)
+		arg_btf_sink = (__u64)f->f_flags;
+	return 0;
 }
 
 SEC("fentry.multi")
@@ -423,7 +440,8 @@ __description("bpf_arg_btf() without a NULL check")
 __failure __msg("invalid mem access 'ptr_or_null_'")
 int arg_as_no_null_check(void *ctx)
 {
-	return bpf_arg_as(ctx, 0, struct bpf_fentry_test_t)->a ? 0 : 0;
+	arg_btf_sink = !!bpf_arg_as(ctx, 0, struct bpf_fentry_test_t)->a;
+	return 0;
 }
 
 SEC("fentry/bpf_fentry_test8")
@@ -431,7 +449,8 @@ __description("bpf_arg_btf() in fentry without a NULL check")
 __failure __msg("invalid mem access 'ptr_or_null_'")
 int arg_as_no_null_check_fentry(void *ctx)
 {
-	return bpf_arg_as(ctx, 0, struct bpf_fentry_test_t)->a ? 0 : 0;
+	arg_btf_sink = !!bpf_arg_as(ctx, 0, struct bpf_fentry_test_t)->a;
+	return 0;
 }
 
 SEC("fentry.multi")
@@ -540,7 +559,9 @@ int arg_btf_slot11(void *ctx)
 {
 	struct file *f = bpf_arg_as(ctx, 11, struct file);
 
-	return f && f->f_flags ? 0 : 0;
+	if (f)
+		arg_btf_sink = (__u64)f->f_flags;
+	return 0;
 }
 
 SEC("tp_btf/sys_enter")
