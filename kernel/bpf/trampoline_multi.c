@@ -240,14 +240,6 @@ static int cmp_func_addr(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-static int cmp_addr_func(const void *key, const void *elt)
-{
-	unsigned long addr = *(unsigned long *)key;
-	const struct bpf_tracing_multi_func *f = elt;
-
-	return addr < f->addr ? -1 : addr > f->addr;
-}
-
 /* The multi links of @tr, sorted, into @links (BPF_MAX_TRAMP_LINKS long). */
 static u32 tr_links(struct bpf_trampoline *tr, struct bpf_tracing_multi_link **links)
 {
@@ -1532,7 +1524,8 @@ out_btf:
 }
 
 /* The function a multi program runs for, found by the IP its trampoline
- * stored at ctx[-2], in the link the trampoline passed as cookie.
+ * stored at ctx[-2], in the link the trampoline passed as cookie. A binary
+ * search of its own: bsearch()'s comparison is an indirect call per step.
  */
 static const struct bpf_tracing_multi_func *multi_func_of(void *ctx)
 {
@@ -1540,8 +1533,18 @@ static const struct bpf_tracing_multi_func *multi_func_of(void *ctx)
 		container_of(current->bpf_ctx, struct bpf_trace_run_ctx, run_ctx);
 	struct bpf_tracing_multi_link *link = (void *)(unsigned long)run_ctx->bpf_cookie;
 	unsigned long ip = ((u64 *)ctx)[-2];
+	u32 lo = 0, hi = link->cnt, mid;
 
-	return bsearch(&ip, link->funcs, link->cnt, sizeof(*link->funcs), cmp_addr_func);
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (link->funcs[mid].addr == ip)
+			return &link->funcs[mid];
+		if (link->funcs[mid].addr < ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
 }
 
 /* bpf_get_attach_cookie() of a multi program: the function's cookie. */
