@@ -361,7 +361,7 @@ int main(int argc, char **argv)
 	size_t n = 0, cap = 0, i, nskb = 0, nftrace = 0, nattached = 0, called = 0;
 	unsigned long long calls = 0, len_calls = 0, len_total = 0, mismatch = 0;
 	int top = 10, opt, err = 1, fd, slot, kprobe_progs = 0;
-	unsigned int per_slot[MAX_SLOTS] = {};
+	unsigned int per_slot[MAX_SLOTS] = {}, called_slot[MAX_SLOTS] = {};
 	struct skb_multi *skel = NULL;
 	struct bpf_link *link = NULL;
 	struct names avail = {};
@@ -482,6 +482,7 @@ int main(int argc, char **argv)
 		if (!f[i].st.calls)
 			continue;
 		called++;
+		called_slot[f[i].slot]++;
 		calls += f[i].st.calls;
 		len_calls += f[i].st.len_calls;
 		len_total += f[i].st.len_total;
@@ -518,10 +519,11 @@ int main(int argc, char **argv)
 		if (!per_slot[i])
 			continue;
 		if (i < REG_SLOTS)
-			printf("  slot %zu (PT_REGS_PARM%zu): %u functions\n",
-			       i, i + 1, per_slot[i]);
+			printf("  slot %zu (PT_REGS_PARM%zu): %4u functions, %3u called\n",
+			       i, i + 1, per_slot[i], called_slot[i]);
 		else
-			printf("  slot %zu (on the stack): %u functions\n", i, per_slot[i]);
+			printf("  slot %zu (on the stack):  %4u functions, %3u called\n",
+			       i, per_slot[i], called_slot[i]);
 	}
 	printf("skb_multi: detached in %.3f s\n", t2 - t0);
 	if (skel->bss->no_slot || skel->bss->no_stat)
