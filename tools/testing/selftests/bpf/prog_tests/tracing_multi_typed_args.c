@@ -63,6 +63,11 @@ static const struct typed_want want[NR_TYPED] = {
 	/* (int, struct task_struct *): a vmlinux type in a module function */
 	[F_TASK] = { "task", {}, { NOENT, NOENT, NOENT, 1 },
 		     NONE, NONE, true, 271 },
+	/* (__int128, struct bpf_testmod_typed *p): the integer takes two
+	 * slots; ordinary fentry only (libbpf's patterns leave it out)
+	 */
+	[F_I128] = { "i128", { [2] = 113 }, { 2, NOENT, NOENT, NOENT },
+		     NONE, NONE, false, 114 },
 };
 
 static __printf(1, 2) const char *tname(const char *fmt, ...)
@@ -104,6 +109,13 @@ static void check_typed(struct tracing_multi_typed_args *skel, int kind, int f,
 		ASSERT_EQ(r->ret, w->ret, tname("%s %s return value", what, w->name));
 }
 
+/* libbpf's patterns take no function with a 16-byte integer argument. */
+static void check_multi_i128(struct tracing_multi_typed_args *skel)
+{
+	ASSERT_EQ(skel->bss->recs[MULTI_ENTRY][F_I128].hits, 0, "fentry.multi i128 not attached");
+	ASSERT_EQ(skel->bss->recs[MULTI_EXIT][F_I128].hits, 0, "fexit.multi i128 not attached");
+}
+
 static void reset(struct tracing_multi_typed_args *skel)
 {
 	memset(skel->bss->recs, 0, sizeof(skel->bss->recs));
@@ -130,10 +142,11 @@ static void test_module_multi(void)
 		goto out;
 	reset(skel);
 	ASSERT_OK(trigger_module_test_read(1), "trigger_module_test_read");
-	for (f = 0; f < NR_TYPED; f++) {
+	for (f = 0; f < F_I128; f++) {
 		check_typed(skel, MULTI_ENTRY, f, "fentry.multi", false);
 		check_typed(skel, MULTI_EXIT, f, "fexit.multi", true);
 	}
+	check_multi_i128(skel);
 	ASSERT_EQ(skel->bss->bad, 0, "bad");
 out:
 	tracing_multi_typed_args__destroy(skel);
@@ -161,10 +174,18 @@ static void test_module_ordinary(void)
 	skel->links.typed_arg3_simple = bpf_program__attach(skel->progs.typed_arg3_simple);
 	if (!ASSERT_OK_PTR(skel->links.typed_arg3_simple, "attach typed_arg3_simple"))
 		goto out;
+#if defined(__x86_64__)
+	skel->links.typed_entry_i128 = bpf_program__attach(skel->progs.typed_entry_i128);
+	if (!ASSERT_OK_PTR(skel->links.typed_entry_i128, "attach typed_entry_i128"))
+		goto out;
+#endif
 	reset(skel);
 	ASSERT_OK(trigger_module_test_read(1), "trigger_module_test_read");
 	check_typed(skel, ENTRY, F_ARG3, "fentry", false);
 	check_typed(skel, EXIT, F_OTHER, "fexit", true);
+#if defined(__x86_64__)
+	check_typed(skel, ENTRY, F_I128, "fentry", false);
+#endif
 	ASSERT_EQ(skel->data->arg3_val, 103, "bpf_arg_as(2)->val");
 	ASSERT_EQ(skel->data->arg3_slot0, NONE, "bpf_arg_as(0) is NULL");
 
@@ -181,10 +202,11 @@ static void test_module_ordinary(void)
 	check_typed(skel, ENTRY, F_ARG3, "fentry beside multi", false);
 	check_typed(skel, EXIT, F_OTHER, "fexit beside multi", true);
 	ASSERT_EQ(skel->data->arg3_val, 103, "bpf_arg_as(2)->val beside multi");
-	for (f = 0; f < NR_TYPED; f++) {
+	for (f = 0; f < F_I128; f++) {
 		check_typed(skel, MULTI_ENTRY, f, "fentry.multi beside fentry", false);
 		check_typed(skel, MULTI_EXIT, f, "fexit.multi beside fexit", true);
 	}
+	check_multi_i128(skel);
 	ASSERT_EQ(skel->bss->bad, 0, "bad");
 out:
 	tracing_multi_typed_args__destroy(skel);

@@ -39,6 +39,7 @@ extern const void bpf_testmod_typed_other __ksym;
 extern const void bpf_testmod_typed_none __ksym;
 extern const void bpf_testmod_typed_un __ksym;
 extern const void bpf_testmod_typed_task __ksym;
+extern const void bpf_testmod_typed_i128 __ksym;
 
 struct typed_rec recs[NR_KINDS][NR_TYPED];
 __u64 bad;
@@ -72,6 +73,8 @@ static __always_inline int typed_index(__u64 ip)
 		return F_UN;
 	if (ip == (__u64)&bpf_testmod_typed_task)
 		return F_TASK;
+	if (ip == (__u64)&bpf_testmod_typed_i128)
+		return F_I128;
 	return -1;
 }
 
@@ -157,6 +160,17 @@ SEC("fexit/bpf_testmod_typed_other")
 int typed_exit_other(void *ctx)
 {
 	record(ctx, EXIT, F_OTHER, true);
+	return 0;
+}
+
+/* (__int128, struct bpf_testmod_typed *): libbpf's patterns leave the
+ * function out of multi links; the test attaches this on x86-64 only
+ * (6.12's arm64 trampolines save one register for a 16-byte integer).
+ */
+SEC("fentry/bpf_testmod_typed_i128")
+int typed_entry_i128(void *ctx)
+{
+	record(ctx, ENTRY, F_I128, false);
 	return 0;
 }
 

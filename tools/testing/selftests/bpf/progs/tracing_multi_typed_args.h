@@ -8,7 +8,7 @@
 /* bpf_testmod's bpf_testmod_typed_*() functions */
 enum typed_func {
 	F_ARG1, F_ARG3, F_ARG6, F_CONST, F_TYPEDEF, F_TWO, F_BYVAL, F_OTHER,
-	F_NONE, F_UN, F_TASK, NR_TYPED,
+	F_NONE, F_UN, F_TASK, F_I128, NR_TYPED,
 };
 
 /* the programs: fentry.multi, fexit.multi, fentry, fexit */
