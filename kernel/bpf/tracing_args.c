@@ -13,7 +13,8 @@
  * the verifier answers from its prototype and inlines the answer. A multi
  * program has many: its link keeps one such table per function, made at
  * attach, and the kfunc finds the function's table as
- * bpf_get_attach_cookie() finds its cookie (bpf_tracing_multi_arg_btf()).
+ * bpf_get_attach_cookie() finds its cookie (bpf_tracing_multi_arg_btf(),
+ * bpf_tracing_multi_arg_find()).
  */
 #include <linux/bpf.h>
 #include <linux/btf.h>
@@ -108,11 +109,7 @@ __bpf_kfunc u64 bpf_ret_value(void *ctx)
  */
 __bpf_kfunc void *bpf_arg_btf(void *ctx, u32 n, u32 btf_id__k)
 {
-	const u32 *types = bpf_tracing_multi_arg_btf(ctx);
-
-	if (!types || n >= MAX_BPF_FUNC_ARGS || types[n] != btf_id__k)
-		return NULL;
-	return (void *)(unsigned long)((u64 *)ctx)[n];
+	return bpf_tracing_multi_arg_btf(ctx, n, btf_id__k);
 }
 
 /**
@@ -125,13 +122,7 @@ __bpf_kfunc void *bpf_arg_btf(void *ctx, u32 n, u32 btf_id__k)
  */
 __bpf_kfunc int bpf_arg_find(void *ctx, u32 btf_id__k)
 {
-	const u32 *types = bpf_tracing_multi_arg_btf(ctx);
-	int n;
-
-	for (n = 0; types && n < MAX_BPF_FUNC_ARGS; n++)
-		if (types[n] == btf_id__k)
-			return n;
-	return -ENOENT;
+	return bpf_tracing_multi_arg_find(ctx, btf_id__k);
 }
 
 __bpf_kfunc_end_defs();

@@ -1527,7 +1527,7 @@ out_btf:
  * stored at ctx[-2], in the link the trampoline passed as cookie. A binary
  * search of its own: bsearch()'s comparison is an indirect call per step.
  */
-static const struct bpf_tracing_multi_func *multi_func_of(void *ctx)
+static __always_inline const struct bpf_tracing_multi_func *multi_func_of(void *ctx)
 {
 	struct bpf_trace_run_ctx *run_ctx =
 		container_of(current->bpf_ctx, struct bpf_trace_run_ctx, run_ctx);
@@ -1555,20 +1555,49 @@ BPF_CALL_1(bpf_get_attach_cookie_tracing_multi, void *, ctx)
 	return f ? f->cookie : 0;
 }
 
-/**
- * bpf_tracing_multi_arg_btf - argument types of the function a multi program runs for
- * @ctx: the program's ctx
- *
- * For bpf_arg_btf() and bpf_arg_find(), called only by multi programs
- * (the verifier inlines them in others).
- *
- * Return: bpf_arg_btf_slots() of the function, or NULL.
- */
-const u32 *bpf_tracing_multi_arg_btf(void *ctx)
+/* bpf_arg_btf_slots() of the function a multi program runs for, or NULL */
+static __always_inline const u32 *multi_arg_btf(void *ctx)
 {
 	const struct bpf_tracing_multi_func *f = multi_func_of(ctx);
 
 	return f && f->link->arg_btf ? f->link->arg_btf[f - f->link->funcs] : NULL;
+}
+
+/**
+ * bpf_tracing_multi_arg_btf - bpf_arg_btf() of a multi program
+ * @ctx: the program's ctx
+ * @n: argument slot
+ * @btf_id: struct or union type id, of the program's attach BTF
+ *
+ * Return: ctx[@n] if the function the program runs for declares argument
+ * slot @n as a pointer to @btf_id, else NULL.
+ */
+void *bpf_tracing_multi_arg_btf(void *ctx, u32 n, u32 btf_id)
+{
+	const u32 *types = multi_arg_btf(ctx);
+
+	if (!types || n >= MAX_BPF_FUNC_ARGS || types[n] != btf_id)
+		return NULL;
+	return (void *)(unsigned long)((u64 *)ctx)[n];
+}
+
+/**
+ * bpf_tracing_multi_arg_find - bpf_arg_find() of a multi program
+ * @ctx: the program's ctx
+ * @btf_id: struct or union type id, of the program's attach BTF
+ *
+ * Return: the first argument slot the function the program runs for
+ * declares as a pointer to @btf_id, or -ENOENT.
+ */
+int bpf_tracing_multi_arg_find(void *ctx, u32 btf_id)
+{
+	const u32 *types = multi_arg_btf(ctx);
+	int n;
+
+	for (n = 0; types && n < MAX_BPF_FUNC_ARGS; n++)
+		if (types[n] == btf_id)
+			return n;
+	return -ENOENT;
 }
 
 const struct bpf_func_proto bpf_get_attach_cookie_proto_tracing_multi = {
