@@ -21,42 +21,6 @@
 #include <linux/btf_ids.h>
 #include <linux/init.h>
 
-/**
- * bpf_arg_btf_slots() - the struct each argument slot of a prototype points to
- * @btf: BTF of @proto
- * @proto: a BTF_KIND_FUNC_PROTO of a function a trampoline can trace
- * @split_ids: whether types of @btf itself count when @btf is a module's
- *             (split) BTF; if not, only its base's (vmlinux) types do
- * @types: out: MAX_BPF_FUNC_ARGS entries, in the trampoline's 64-bit slots
- *         (a struct passed by value takes one per 8 bytes)
- *
- * types[n] is the BTF id of the struct or union argument slot n points to
- * (modifiers and typedefs skipped on both sides of the pointer), else 0.
- */
-void bpf_arg_btf_slots(const struct btf *btf, const struct btf_type *proto,
-		       bool split_ids, u32 *types)
-{
-	const struct btf_param *args = btf_params(proto);
-	u32 i, n = 0, nr_base = 0, id;
-	const struct btf_type *t;
-
-	if (!split_ids && btf_is_module(btf))
-		nr_base = btf_nr_types(btf_base_btf(btf));
-	memset(types, 0, MAX_BPF_FUNC_ARGS * sizeof(*types));
-	for (i = 0; i < btf_type_vlen(proto) && n < MAX_BPF_FUNC_ARGS; i++) {
-		t = btf_type_skip_modifiers(btf, args[i].type, NULL);
-		if (!t || !btf_type_is_ptr(t)) {
-			/* as get_ctx_arg_idx(): one slot per 8 bytes */
-			n += t ? max(1, DIV_ROUND_UP(t->size, 8)) : 1;
-			continue;
-		}
-		t = btf_type_skip_modifiers(btf, t->type, &id);
-		if (t && btf_type_is_struct(t) && (!nr_base || id < nr_base))
-			types[n] = id;
-		n++;
-	}
-}
-
 __bpf_kfunc_start_defs();
 
 /**
