@@ -174,10 +174,19 @@ static void test_module_ordinary(void)
 	skel->links.typed_arg3_simple = bpf_program__attach(skel->progs.typed_arg3_simple);
 	if (!ASSERT_OK_PTR(skel->links.typed_arg3_simple, "attach typed_arg3_simple"))
 		goto out;
-#if defined(__x86_64__)
 	skel->links.typed_entry_i128 = bpf_program__attach(skel->progs.typed_entry_i128);
+#if defined(__x86_64__)
 	if (!ASSERT_OK_PTR(skel->links.typed_entry_i128, "attach typed_entry_i128"))
 		goto out;
+#else
+	/* arm64 passes an __int128 in an even register pair, which its
+	 * trampoline does not lay out: refused, not traced with x2 lost
+	 */
+	if (!ASSERT_ERR_PTR(skel->links.typed_entry_i128, "attach typed_entry_i128 refused")) {
+		skel->links.typed_entry_i128 = NULL;
+		goto out;
+	}
+	skel->links.typed_entry_i128 = NULL;
 #endif
 	reset(skel);
 	ASSERT_OK(trigger_module_test_read(1), "trigger_module_test_read");
