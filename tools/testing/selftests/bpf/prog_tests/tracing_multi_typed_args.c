@@ -347,6 +347,69 @@ out:
 	tracing_multi_typed_args__destroy(skel);
 }
 
+/*
+ * Tail calls between multi programs: a callee that calls the kfuncs goes
+ * only into a prog array whose callers call them too (their links keep
+ * the argument types), and then answers from the caller's link.
+ */
+static void test_tail_calls(void)
+{
+	struct tracing_multi_typed_args *skel;
+	int callee_fd, err;
+	__u32 key = 0;
+
+	skel = tracing_multi_typed_args__open();
+	if (!ASSERT_OK_PTR(skel, "open"))
+		return;
+	bpf_program__set_autoload(skel->progs.tail_caller_plain, true);
+	bpf_program__set_autoload(skel->progs.tail_caller_typed, true);
+	bpf_program__set_autoload(skel->progs.tail_callee, true);
+	if (!ASSERT_OK(tracing_multi_typed_args__load(skel), "load"))
+		goto out;
+	callee_fd = bpf_program__fd(skel->progs.tail_callee);
+	err = bpf_map_update_elem(bpf_map__fd(skel->maps.jmp_plain), &key, &callee_fd, BPF_ANY);
+	ASSERT_EQ(err, -EINVAL, "callee refused where callers keep no types");
+	err = bpf_map_update_elem(bpf_map__fd(skel->maps.jmp_typed), &key, &callee_fd, BPF_ANY);
+	if (!ASSERT_OK(err, "callee where callers keep types"))
+		goto out;
+	skel->links.tail_caller_typed = bpf_program__attach(skel->progs.tail_caller_typed);
+	if (!ASSERT_OK_PTR(skel->links.tail_caller_typed, "attach tail_caller_typed"))
+		goto out;
+	ASSERT_OK(trigger_module_test_read(1), "trigger_module_test_read");
+	ASSERT_EQ(skel->data->tail_caller_slot, 2, "caller's bpf_arg_find()");
+	ASSERT_EQ(skel->data->tail_val, 103, "callee's bpf_arg_as(2)->val");
+out:
+	tracing_multi_typed_args__destroy(skel);
+}
+
+/* An fentry program on a BPF program's function cannot call them. */
+static void test_bpf_prog_target(void)
+{
+	struct tracing_multi_typed_args *skel = NULL;
+	struct bpf_object *tgt_obj = NULL;
+	char log[8192] = "";
+	int tgt_fd, err;
+
+	err = bpf_prog_test_load("./test_pkt_access.bpf.o", BPF_PROG_TYPE_UNSPEC,
+				 &tgt_obj, &tgt_fd);
+	if (!ASSERT_OK(err, "load test_pkt_access"))
+		return;
+	skel = tracing_multi_typed_args__open();
+	if (!ASSERT_OK_PTR(skel, "open"))
+		goto out;
+	bpf_program__set_autoload(skel->progs.typed_on_bpf_prog, true);
+	bpf_program__set_attach_target(skel->progs.typed_on_bpf_prog, tgt_fd, "test_pkt_access");
+	bpf_program__set_log_buf(skel->progs.typed_on_bpf_prog, log, sizeof(log));
+	bpf_program__set_log_level(skel->progs.typed_on_bpf_prog, 1);
+	err = tracing_multi_typed_args__load(skel);
+	ASSERT_EQ(err, -EINVAL, "load refused");
+	ASSERT_HAS_SUBSTR(log, "bpf_arg_btf() is for programs that trace kernel functions",
+			  "verifier log");
+out:
+	tracing_multi_typed_args__destroy(skel);
+	bpf_object__close(tgt_obj);
+}
+
 void test_tracing_multi_typed_args(void)
 {
 	if (test__start_subtest("module_multi"))
@@ -359,4 +422,8 @@ void test_tracing_multi_typed_args(void)
 		test_vmlinux();
 	if (test__start_subtest("vmlinux_prog_module_func"))
 		test_vmlinux_prog_module_func();
+	if (test__start_subtest("tail_calls"))
+		test_tail_calls();
+	if (test__start_subtest("bpf_prog_target"))
+		test_bpf_prog_target();
 }

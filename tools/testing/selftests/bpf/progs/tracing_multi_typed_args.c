@@ -291,3 +291,55 @@ int vm_task(void *ctx)
 	vm_task_pid = t ? t->pid : -2;
 	return 0;
 }
+
+/*
+ * Tail calls: a callee's bpf_arg_btf() answers from its caller's link,
+ * which keeps argument types only if the caller calls the kfuncs too, in
+ * ids of the caller's attach BTF. The prog arrays' owners (set when a
+ * caller loads) refuse a callee that would answer from a caller without
+ * them.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} jmp_plain SEC(".maps"), jmp_typed SEC(".maps");
+
+__s64 tail_caller_slot = -100, tail_val = -100;
+
+SEC("?fentry.multi/bpf_testmod:bpf_testmod_typed_arg3")
+int tail_caller_plain(void *ctx)
+{
+	bpf_tail_call(ctx, &jmp_plain, 0);
+	return 0;
+}
+
+SEC("?fentry.multi/bpf_testmod:bpf_testmod_typed_arg3")
+int tail_caller_typed(void *ctx)
+{
+	tail_caller_slot = bpf_arg_find_type(ctx, struct bpf_testmod_typed);
+	bpf_tail_call(ctx, &jmp_typed, 0);
+	return 0;
+}
+
+SEC("?fentry.multi/bpf_testmod:bpf_testmod_typed_arg3")
+int tail_callee(void *ctx)
+{
+	struct bpf_testmod_typed *p = bpf_arg_as(ctx, 2, struct bpf_testmod_typed);
+
+	tail_val = p ? p->val : -1;
+	return 0;
+}
+
+/* Loaded against a BPF program (fentry on its function): no kernel
+ * prototype to answer from, refused at load.
+ */
+__u64 on_bpf_prog;
+
+SEC("?fentry/test_pkt_access")
+int typed_on_bpf_prog(void *ctx)
+{
+	on_bpf_prog = !!bpf_arg_as(ctx, 0, struct task_struct);
+	return 0;
+}
