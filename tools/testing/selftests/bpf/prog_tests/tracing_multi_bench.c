@@ -451,14 +451,14 @@ void serial_test_tracing_multi_bench_trigger(void)
 						       skel->progs.trig_fsession_multi };
 	runs[TRIG_FMODRET_MULTI] = (typeof(runs[0])){ "fmodret-multi",
 						      skel->progs.trig_fmodret_multi, true };
-	runs[TRIG_FENTRY_MULTI_COOKIE] = (typeof(runs[0])){ "fentry-multi-cookie",
-							    skel->progs.trig_fentry_multi_cookie };
-	runs[TRIG_FENTRY_MULTI_ARG_BTF] = (typeof(runs[0])){ "fentry-multi-arg-btf",
-							     skel->progs.trig_fentry_multi_arg_btf };
-	runs[TRIG_FENTRY_MULTI_ARG_FIND] = (typeof(runs[0])){ "fentry-multi-arg-find",
-							      skel->progs.trig_fentry_multi_arg_find };
-	runs[TRIG_FENTRY_ARG_BTF] = (typeof(runs[0])){ "fentry-arg-btf",
-						       skel->progs.trig_fentry_arg_btf };
+	runs[TRIG_FENTRY_MULTI_COOKIE].name = "fentry-multi-cookie";
+	runs[TRIG_FENTRY_MULTI_COOKIE].prog = skel->progs.trig_fentry_multi_cookie;
+	runs[TRIG_FENTRY_MULTI_ARG_BTF].name = "fentry-multi-arg-btf";
+	runs[TRIG_FENTRY_MULTI_ARG_BTF].prog = skel->progs.trig_fentry_multi_arg_btf;
+	runs[TRIG_FENTRY_MULTI_ARG_FIND].name = "fentry-multi-arg-find";
+	runs[TRIG_FENTRY_MULTI_ARG_FIND].prog = skel->progs.trig_fentry_multi_arg_find;
+	runs[TRIG_FENTRY_ARG_BTF].name = "fentry-arg-btf";
+	runs[TRIG_FENTRY_ARG_BTF].prog = skel->progs.trig_fentry_arg_btf;
 	for (i = 0; i < NR_TRIG; i++)
 		if (runs[i].prog)
 			bpf_program__set_autoload(runs[i].prog, true);
