@@ -123,31 +123,47 @@ static void reset(struct tracing_multi_typed_args *skel)
 	skel->bss->bad = 0;
 }
 
-/* fentry.multi and fexit.multi on every bpf_testmod_typed_*(), from SEC():
- * each function's own answers, from the tables made at attach.
+/* fentry.multi and fexit.multi on every bpf_testmod_typed_*(), from SEC() */
+static int attach_multi(struct tracing_multi_typed_args *skel)
+{
+	skel->links.typed_entry = bpf_program__attach(skel->progs.typed_entry);
+	if (!ASSERT_OK_PTR(skel->links.typed_entry, "attach typed_entry"))
+		return -1;
+	skel->links.typed_exit = bpf_program__attach(skel->progs.typed_exit);
+	if (!ASSERT_OK_PTR(skel->links.typed_exit, "attach typed_exit"))
+		return -1;
+	return 0;
+}
+
+/* What both multi programs filed for every function. */
+static void check_multi_all(struct tracing_multi_typed_args *skel, const char *entry,
+			    const char *exit)
+{
+	int f;
+
+	for (f = 0; f < F_I128; f++) {
+		check_typed(skel, MULTI_ENTRY, f, entry, false);
+		check_typed(skel, MULTI_EXIT, f, exit, true);
+	}
+	check_multi_i128(skel);
+	ASSERT_EQ(skel->bss->bad, 0, "bad");
+}
+
+/* Both multi programs: each function's own answers, from the tables made
+ * at attach.
  */
 static void test_module_multi(void)
 {
 	struct tracing_multi_typed_args *skel;
-	int f;
 
 	skel = tracing_multi_typed_args__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "open_and_load"))
 		return;
-	skel->links.typed_entry = bpf_program__attach(skel->progs.typed_entry);
-	if (!ASSERT_OK_PTR(skel->links.typed_entry, "attach typed_entry"))
-		goto out;
-	skel->links.typed_exit = bpf_program__attach(skel->progs.typed_exit);
-	if (!ASSERT_OK_PTR(skel->links.typed_exit, "attach typed_exit"))
+	if (attach_multi(skel))
 		goto out;
 	reset(skel);
 	ASSERT_OK(trigger_module_test_read(1), "trigger_module_test_read");
-	for (f = 0; f < F_I128; f++) {
-		check_typed(skel, MULTI_ENTRY, f, "fentry.multi", false);
-		check_typed(skel, MULTI_EXIT, f, "fexit.multi", true);
-	}
-	check_multi_i128(skel);
-	ASSERT_EQ(skel->bss->bad, 0, "bad");
+	check_multi_all(skel, "fentry.multi", "fexit.multi");
 out:
 	tracing_multi_typed_args__destroy(skel);
 }
@@ -160,7 +176,6 @@ out:
 static void test_module_ordinary(void)
 {
 	struct tracing_multi_typed_args *skel;
-	int f;
 
 	skel = tracing_multi_typed_args__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "open_and_load"))
@@ -199,11 +214,7 @@ static void test_module_ordinary(void)
 	ASSERT_EQ(skel->data->arg3_slot0, NONE, "bpf_arg_as(0) is NULL");
 
 	/* multi links on the same functions: each program its own answers */
-	skel->links.typed_entry = bpf_program__attach(skel->progs.typed_entry);
-	if (!ASSERT_OK_PTR(skel->links.typed_entry, "attach typed_entry"))
-		goto out;
-	skel->links.typed_exit = bpf_program__attach(skel->progs.typed_exit);
-	if (!ASSERT_OK_PTR(skel->links.typed_exit, "attach typed_exit"))
+	if (attach_multi(skel))
 		goto out;
 	reset(skel);
 	skel->data->arg3_val = NONE;
@@ -211,12 +222,7 @@ static void test_module_ordinary(void)
 	check_typed(skel, ENTRY, F_ARG3, "fentry beside multi", false);
 	check_typed(skel, EXIT, F_OTHER, "fexit beside multi", true);
 	ASSERT_EQ(skel->data->arg3_val, 103, "bpf_arg_as(2)->val beside multi");
-	for (f = 0; f < F_I128; f++) {
-		check_typed(skel, MULTI_ENTRY, f, "fentry.multi beside fentry", false);
-		check_typed(skel, MULTI_EXIT, f, "fexit.multi beside fexit", true);
-	}
-	check_multi_i128(skel);
-	ASSERT_EQ(skel->bss->bad, 0, "bad");
+	check_multi_all(skel, "fentry.multi beside fentry", "fexit.multi beside fexit");
 out:
 	tracing_multi_typed_args__destroy(skel);
 }

@@ -11,6 +11,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "tracing_multi_typed_args.h"
+#include "tracing_multi_funcs.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -193,41 +194,9 @@ int typed_arg3_simple(void *ctx)
 /*
  * A vmlinux type: bpf_fentry_test7(NULL) and bpf_fentry_test8(&arg) take
  * struct bpf_fentry_test_t *, bpf_fentry_test1..6 and 9 other types
- * (int, u64, void *, u32 *). Indexed by N of bpf_fentry_testN.
+ * (int, u64, void *, u32 *). Indexed by N of bpf_fentry_testN
+ * (func_index(), tracing_multi_funcs.h).
  */
-extern const void bpf_fentry_test1 __ksym;
-extern const void bpf_fentry_test2 __ksym;
-extern const void bpf_fentry_test3 __ksym;
-extern const void bpf_fentry_test4 __ksym;
-extern const void bpf_fentry_test5 __ksym;
-extern const void bpf_fentry_test6 __ksym;
-extern const void bpf_fentry_test7 __ksym;
-extern const void bpf_fentry_test8 __ksym;
-extern const void bpf_fentry_test9 __ksym;
-
-static __always_inline int fentry_index(__u64 ip)
-{
-	if (ip == (__u64)&bpf_fentry_test1)
-		return 1;
-	if (ip == (__u64)&bpf_fentry_test2)
-		return 2;
-	if (ip == (__u64)&bpf_fentry_test3)
-		return 3;
-	if (ip == (__u64)&bpf_fentry_test4)
-		return 4;
-	if (ip == (__u64)&bpf_fentry_test5)
-		return 5;
-	if (ip == (__u64)&bpf_fentry_test6)
-		return 6;
-	if (ip == (__u64)&bpf_fentry_test7)
-		return 7;
-	if (ip == (__u64)&bpf_fentry_test8)
-		return 8;
-	if (ip == (__u64)&bpf_fentry_test9)
-		return 9;
-	return 0;
-}
-
 struct vm_rec vm_recs[NR_VM_KINDS][10];
 
 static __always_inline void vm_record(void *ctx, int kind, int f)
@@ -252,7 +221,7 @@ static __always_inline void vm_record(void *ctx, int kind, int f)
 SEC("fentry.multi/bpf_fentry_test?")
 int vm_entry(void *ctx)
 {
-	vm_record(ctx, VM_MULTI, fentry_index(bpf_get_func_ip(ctx)));
+	vm_record(ctx, VM_MULTI, func_index(bpf_get_func_ip(ctx)));
 	return 0;
 }
 
