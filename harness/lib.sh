@@ -102,3 +102,14 @@ overlay_files() {
 		ls -1 -- *.patch 2>/dev/null || true
 	) | LC_ALL=C sort -u | while read -r f; do [ -e "$REPO/$f" ] && echo "$f"; done
 }
+
+# stale OUT IN...: OUT is missing or older than one of IN.
+stale() {
+	local o=$1 i
+	shift
+	[ -e "$o" ] || return 0
+	for i in "$@"; do
+		[ "$i" -nt "$o" ] && return 0
+	done
+	return 1
+}

@@ -24,17 +24,6 @@ for f in "$BPFTOOL" "$LIBBPF_A" "$TOOLS/include/vmlinux.h"; do
 	[ -e "$f" ] || die "skb-multi: no $f (make selftests ARCH=$KARCH first)"
 done
 
-# stale OUT IN...: OUT is missing or older than one of IN.
-stale() {
-	local o=$1 i
-	shift
-	[ -e "$o" ] || return 0
-	for i in "$@"; do
-		[ "$i" -nt "$o" ] && return 0
-	done
-	return 1
-}
-
 t0=$(now_s)
 mkdir -p "$W" "$OUT"
 case "$KARCH" in

@@ -26,17 +26,6 @@ pkgs=(clang-19 libelf-dev zlib1g-dev pkg-config)
 need_pkgs "${pkgs[@]}"
 [ -f "$TARBALL" ] || die "no vendored libbpf at $TARBALL"
 
-# stale OUT IN...: OUT is missing or older than one of IN.
-stale() {
-	local o=$1 i
-	shift
-	[ -e "$o" ] || return 0
-	for i in "$@"; do
-		[ "$i" -nt "$o" ] && return 0
-	done
-	return 1
-}
-
 t0=$(now_s)
 mkdir -p "$W" "$OUT"
 
