@@ -48,7 +48,6 @@
 #include <linux/bpf.h>
 #include <linux/bpf_verifier.h>
 #include <linux/btf.h>
-#include <linux/bsearch.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/filter.h>
@@ -102,10 +101,11 @@ struct bpf_tramp_shared {
 	struct bpf_tracing_multi_link **links;	/* sorted */
 	struct bpf_tramp_image *im;
 	struct ftrace_ops *ops;		/* its functions, NULL while none */
-	struct ftrace_ops *new_ops;	/* while planning */
+	struct ftrace_ops *new_ops;	/* while planning: the ops of an image that had none */
+	unsigned long *ips;		/* while planning: functions joining, then leaving */
 	struct list_head funcs;		/* trampolines routed here */
 	u32 nr_funcs;
-	int delta;			/* while planning: functions joining - leaving */
+	u32 nr_join, nr_leave;		/* while planning: functions joining, leaving */
 	bool touched;			/* while planning */
 	bool fresh;			/* created by the change being planned */
 	bool dead;			/* jumps over a detached link: not planned to */
@@ -299,7 +299,7 @@ static struct bpf_tramp_image *image_errno(struct bpf_tramp_image *im)
 	return PTR_ERR_OR_ZERO(im) == -ENOTSUPP ? ERR_PTR(-EOPNOTSUPP) : im;
 }
 
-/* @s gains (@delta > 0) or loses functions in the change being planned. */
+/* @s gains (@delta > 0) or loses (< 0) a function in the change being planned. */
 static void plan_touch(struct bpf_tramp_shared *s, int delta)
 {
 	if (!s)
@@ -309,7 +309,10 @@ static void plan_touch(struct bpf_tramp_shared *s, int delta)
 		list_add_tail(&s->touched_node, &tramp_touched_list);
 		tramp_touched_cnt++;
 	}
-	s->delta += delta;
+	if (delta > 0)
+		s->nr_join++;
+	else if (delta < 0)
+		s->nr_leave++;
 }
 
 static u32 shared_key(const struct btf_func_model *sm, u8 ret_off,
@@ -498,15 +501,6 @@ static void free_ops(struct ftrace_ops *ops)
 	kfree(ops);
 }
 
-static int cmp_addr_plan(const void *key, const void *elt)
-{
-	unsigned long addr = *(unsigned long *)key;
-	const struct multi_plan *p = elt;
-	unsigned long a = (unsigned long)p->tr->func.addr;
-
-	return addr < a ? -1 : addr > a;
-}
-
 static int tr_ordinary_cnt(const struct bpf_trampoline *tr)
 {
 	int kind, cnt = 0;
@@ -630,52 +624,71 @@ static int plan_one(struct multi_plan *p)
 }
 
 /*
- * The functions of a touched image after the change, as the filter of a
- * new ops: registered for an image that had none, else handed to the
- * image's ops, which takes them in place.
+ * What the change does to each touched image: the functions that join
+ * and leave it (s->ips), so that an image that has an ops changes it in
+ * place (ftrace_direct_replace()'s @mod), and a new ops for an image
+ * that has none. O(functions of the change), not of the images.
  */
-static int shared_new_ops(struct bpf_tramp_shared *s, struct multi_plan *plans, u32 nr)
+static int shared_plan_ips(struct multi_plan *plans, u32 nr)
 {
-	struct bpf_trampoline *tr;
-	unsigned long *ips;
-	u32 n = 0, i, cnt = s->nr_funcs + s->delta;
+	struct bpf_tramp_shared *s;
 	struct ftrace_ops *ops;
+	u32 i;
 	int err;
 
-	s->new_ops = NULL;
-	if (!cnt)
-		return 0;
-	ips = kvmalloc_array(cnt, sizeof(*ips), GFP_KERNEL);
-	ops = kzalloc(sizeof(*ops), GFP_KERNEL);
-	err = -ENOMEM;
-	if (!ips || !ops)
-		goto out;
-	/* the functions this change leaves alone */
-	list_for_each_entry(tr, &s->funcs, shared_node) {
-		unsigned long addr = (unsigned long)tr->func.addr;
-
-		if (!bsearch(&addr, plans, nr, sizeof(*plans), cmp_addr_plan))
-			ips[n++] = addr;
+	list_for_each_entry(s, &tramp_touched_list, touched_node) {
+		if (!s->nr_join && !s->nr_leave)
+			continue;
+		s->ips = kvmalloc_array(s->nr_join + s->nr_leave, sizeof(*s->ips), GFP_KERNEL);
+		if (!s->ips)
+			return -ENOMEM;
+		s->nr_join = 0;
+		s->nr_leave = 0;
 	}
-	/* the functions of the change routed here */
-	for (i = 0; i < nr; i++)
-		if (plans[i].next == s)
-			ips[n++] = (unsigned long)plans[i].tr->func.addr;
-	err = -EFAULT;
-	if (WARN_ON_ONCE(n != cnt))
-		goto out;
-	ops->private = s;
-	ops->ops_func = shared_ops_func;
-	ops->direct_call = (unsigned long)s->im->image;
-	err = ftrace_set_filter_ips(ops, ips, n, 0, 1);
-	if (err)
-		goto out;
-	s->new_ops = ops;
-	ops = NULL;
-out:
-	kvfree(ips);
-	kfree(ops);
-	return err;
+	for (i = 0; i < nr; i++) {
+		struct multi_plan *p = &plans[i];
+
+		if (p->next == p->tr->shared)
+			continue;
+		if (p->next)
+			p->next->ips[p->next->nr_join++] = (unsigned long)p->tr->func.addr;
+	}
+	for (i = 0; i < nr; i++) {
+		struct multi_plan *p = &plans[i];
+
+		s = p->tr->shared;
+		if (p->next == s || !s)
+			continue;
+		s->ips[s->nr_join + s->nr_leave++] = (unsigned long)p->tr->func.addr;
+	}
+	list_for_each_entry(s, &tramp_touched_list, touched_node) {
+		if (s->ops || !s->nr_join)
+			continue;
+		/* an image with no functions yet: a new ops for those that join */
+		ops = kzalloc(sizeof(*ops), GFP_KERNEL);
+		if (!ops)
+			return -ENOMEM;
+		ops->private = s;
+		ops->ops_func = shared_ops_func;
+		ops->direct_call = (unsigned long)s->im->image;
+		err = ftrace_set_filter_ips(ops, s->ips, s->nr_join, 0, 1);
+		if (err) {
+			kfree(ops);
+			return err;
+		}
+		s->new_ops = ops;
+	}
+	return 0;
+}
+
+/* Forget what shared_plan_ips() planned for @s. */
+static void shared_plan_clear(struct bpf_tramp_shared *s)
+{
+	kvfree(s->ips);
+	s->ips = NULL;
+	s->nr_join = 0;
+	s->nr_leave = 0;
+	s->touched = false;
 }
 
 static void shared_free(struct bpf_tramp_shared *s, bool used)
@@ -783,13 +796,12 @@ static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mu
 	ntouched = tramp_touched_cnt;
 
 	err = -ENOMEM;
-	ops = kvcalloc(2 * (ntouched + nr) + 2 * ntouched, sizeof(*ops), GFP_KERNEL);
-	if (!ops)
+	ops = kvcalloc(2 * (ntouched + nr), sizeof(*ops), GFP_KERNEL);
+	c.mod = kvcalloc(ntouched, sizeof(*c.mod), GFP_KERNEL);
+	if (!ops || (ntouched && !c.mod))
 		goto out_plan;
 	c.add = ops;
 	c.del = c.add + ntouched + nr;
-	c.mod = c.del + ntouched + nr;
-	c.mod_to = c.mod + ntouched;
 	for (i = 0; i < nr; i++) {
 		struct multi_plan *p = &plans[i];
 
@@ -798,18 +810,23 @@ static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mu
 		if (p->tr->cur_image && !p->own_modify)
 			c.del[c.nr_del++] = p->tr->fops;
 	}
+	err = shared_plan_ips(plans, nr);
+	if (err)
+		goto out_plan;
 	list_for_each_entry(s, &tramp_touched_list, touched_node) {
-		err = shared_new_ops(s, plans, nr);
-		if (err)
-			goto out_plan;
-		if (s->ops && s->new_ops) {
-			/* in place: the functions it keeps are not touched */
-			c.mod[c.nr_mod] = s->ops;
-			c.mod_to[c.nr_mod++] = s->new_ops;
-		} else if (s->new_ops) {
+		if (s->new_ops) {
 			c.add[c.nr_add++] = s->new_ops;
-		} else if (s->ops) {
+		} else if (s->ops && s->nr_funcs + s->nr_join == s->nr_leave) {
 			c.del[c.nr_del++] = s->ops;
+		} else if (s->ops && (s->nr_join || s->nr_leave)) {
+			/* in place: the functions it keeps are not touched */
+			c.mod[c.nr_mod++] = (struct ftrace_direct_mod) {
+				.ops = s->ops,
+				.take = s->ips,
+				.nr_take = s->nr_join,
+				.drop = s->ips + s->nr_join,
+				.nr_drop = s->nr_leave,
+			};
 		}
 	}
 
@@ -835,16 +852,13 @@ static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mu
 	}
 	list_for_each_entry_safe(s, tmp, &tramp_touched_list, touched_node) {
 		list_del(&s->touched_node);
-		if (s->ops && s->new_ops) {
-			free_ops(s->new_ops);	/* s->ops took its functions */
-		} else {
+		if (s->new_ops || !s->nr_funcs) {
 			free_ops(s->ops);
 			s->ops = s->new_ops;
 		}
 		s->new_ops = NULL;
-		s->touched = false;
 		s->fresh = false;
-		s->delta = 0;
+		shared_plan_clear(s);
 		if (!s->nr_funcs)
 			shared_free(s, true);
 	}
@@ -878,13 +892,13 @@ out_plan:
 		list_del(&s->touched_node);
 		free_ops(s->new_ops);
 		s->new_ops = NULL;
-		s->touched = false;
-		s->delta = 0;
+		shared_plan_clear(s);
 		if (s->fresh)
 			shared_free(s, published);
 	}
 out:
 	tramp_touched_cnt = 0;
+	kvfree(c.mod);
 	kvfree(ops);
 	return err;
 }
