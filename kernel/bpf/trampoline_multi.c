@@ -673,7 +673,7 @@ static int shared_plan_ips(struct multi_plan *plans, u32 nr)
 		ops->direct_call = (unsigned long)s->im->image;
 		err = ftrace_set_filter_ips(ops, s->ips, s->nr_join, 0, 1);
 		if (err) {
-			kfree(ops);
+			free_ops(ops);
 			return err;
 		}
 		s->new_ops = ops;
@@ -816,7 +816,7 @@ static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mu
 	list_for_each_entry(s, &tramp_touched_list, touched_node) {
 		if (s->new_ops) {
 			c.add[c.nr_add++] = s->new_ops;
-		} else if (s->ops && s->nr_funcs + s->nr_join == s->nr_leave) {
+		} else if (s->ops && !s->nr_join && s->nr_leave == s->nr_funcs) {
 			c.del[c.nr_del++] = s->ops;
 		} else if (s->ops && (s->nr_join || s->nr_leave)) {
 			/* in place: the functions it keeps are not touched */
