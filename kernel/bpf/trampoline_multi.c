@@ -47,6 +47,7 @@
  */
 #include <linux/bpf.h>
 #include <linux/bpf_verifier.h>
+#include <linux/bsearch.h>
 #include <linux/btf.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
@@ -1289,20 +1290,117 @@ static const struct bpf_link_ops bpf_tracing_multi_link_lops = {
 	.fill_link_info = bpf_tracing_multi_link_fill_link_info,
 };
 
-static int count_symbol(void *data, unsigned long addr)
+/*
+ * Many vmlinux functions looked up by name with one walk of kallsyms, as
+ * ftrace_lookup_symbols() does for kprobe.multi, instead of two searches
+ * of the names per function (its address, and whether another function
+ * has its name): each search skips up to 255 compressed names.
+ */
+#define MULTI_SYMS_BATCH	1024
+
+struct multi_sym {
+	const char *name;
+	unsigned long addr;	/* of the first function of that name */
+	u32 cnt;		/* functions of that name */
+};
+
+struct multi_syms {
+	struct multi_sym *syms;	/* sorted by name, unique */
+	u32 nr;
+	u32 *of;		/* per id: its name's index in syms, or U32_MAX */
+};
+
+static int cmp_multi_sym(const void *a, const void *b)
 {
-	if (core_kernel_text(addr))	/* a function, not data of the same name */
-		(*(int *)data)++;
+	return strcmp(((const struct multi_sym *)a)->name, ((const struct multi_sym *)b)->name);
+}
+
+static void multi_sym_count(struct multi_sym *sym, unsigned long addr)
+{
+	if (!core_kernel_text(addr))	/* a function, not data of the same name */
+		return;
+	if (!sym->cnt++)
+		sym->addr = addr;
+}
+
+static int multi_syms_count(void *data, const char *name, unsigned long addr)
+{
+	struct multi_syms *ms = data;
+	struct multi_sym key = { .name = name }, *sym;
+
+	sym = bsearch(&key, ms->syms, ms->nr, sizeof(key), cmp_multi_sym);
+	if (sym)
+		multi_sym_count(sym, addr);
 	return 0;
 }
 
-/* Does kallsyms know more than one vmlinux function of this name? */
-static bool name_is_ambiguous(const char *name)
+static int multi_sym_match(void *data, unsigned long addr)
 {
-	int n = 0;
+	multi_sym_count(data, addr);
+	return 0;
+}
 
-	kallsyms_on_each_match_symbol(count_symbol, name, &n);
-	return n > 1;
+/* The vmlinux function @id by name, with one search of kallsyms: false if not a function. */
+static bool multi_sym_one(struct multi_sym *sym, struct btf *btf, u32 id)
+{
+	const struct btf_type *t = btf_type_by_id(btf, id);
+
+	if (!t || !btf_type_is_func(t))
+		return false;
+	*sym = (struct multi_sym) { .name = btf_name_by_offset(btf, t->name_off) };
+	kallsyms_on_each_match_symbol(multi_sym_match, sym->name, sym);
+	return true;
+}
+
+static void multi_syms_free(struct multi_syms *ms)
+{
+	kvfree(ms->syms);
+	kvfree(ms->of);
+}
+
+/*
+ * The vmlinux functions of @ids by name, if there are enough of them for
+ * one walk of kallsyms to cost less than searching each; ms->syms NULL
+ * otherwise. Ids that are not functions are left to the checks.
+ */
+static int multi_syms_lookup(struct multi_syms *ms, struct btf *btf, const u32 *ids, u32 cnt)
+{
+	struct multi_sym key, *sym;
+	const struct btf_type *t;
+	u32 i, n = 0;
+
+	memset(ms, 0, sizeof(*ms));
+	if (btf_is_module(btf) || cnt < MULTI_SYMS_BATCH)
+		return 0;
+	ms->syms = kvmalloc_array(cnt, sizeof(*ms->syms), GFP_KERNEL);
+	ms->of = kvmalloc_array(cnt, sizeof(*ms->of), GFP_KERNEL);
+	if (!ms->syms || !ms->of)
+		goto nomem;
+	for (i = 0; i < cnt; i++) {
+		t = btf_type_by_id(btf, ids[i]);
+		if (!t || !btf_type_is_func(t))
+			continue;
+		ms->syms[n++] = (struct multi_sym) { .name = btf_name_by_offset(btf, t->name_off) };
+	}
+	sort(ms->syms, n, sizeof(*ms->syms), cmp_multi_sym, NULL);
+	for (i = 0; i < n; i++)
+		if (!ms->nr || strcmp(ms->syms[ms->nr - 1].name, ms->syms[i].name))
+			ms->syms[ms->nr++] = ms->syms[i];
+	kallsyms_on_each_symbol(multi_syms_count, ms);
+	for (i = 0; i < cnt; i++) {
+		ms->of[i] = U32_MAX;
+		t = btf_type_by_id(btf, ids[i]);
+		if (!t || !btf_type_is_func(t))
+			continue;
+		key.name = btf_name_by_offset(btf, t->name_off);
+		sym = bsearch(&key, ms->syms, ms->nr, sizeof(key), cmp_multi_sym);
+		if (sym)
+			ms->of[i] = sym - ms->syms;
+	}
+	return 0;
+nomem:
+	multi_syms_free(ms);
+	return -ENOMEM;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -1342,32 +1440,47 @@ static int multi_link_resolve(struct bpf_tracing_multi_link *link, struct bpf_pr
 			      u32 *ids, u64 *cookies)
 {
 	struct bpf_attach_target_info tgt_info;
+	struct multi_syms ms;
 	u32 i;
 	int err;
 
+	err = multi_syms_lookup(&ms, link->btf, ids, link->cnt);
+	if (err)
+		return err;
 	for (i = 0; i < link->cnt; i++) {
 		struct bpf_tracing_multi_func *f = &link->funcs[i];
+		struct multi_sym *sym = NULL, one;
 
 		memset(&tgt_info, 0, sizeof(tgt_info));
+		if (ms.syms && ms.of[i] != U32_MAX)
+			sym = &ms.syms[ms.of[i]];
+		else if (!ms.syms && !btf_is_module(link->btf) && multi_sym_one(&one, link->btf, ids[i]))
+			sym = &one;
+		/* the function of that name, not data of the same name */
+		if (sym && sym->cnt == 1)
+			tgt_info.tgt_addr = sym->addr;
 		err = bpf_check_multi_attach_target(NULL, prog, link->btf, ids[i], &tgt_info);
 		if (err)
-			return err;
+			goto out;
 		module_put(tgt_info.tgt_mod);	/* the link holds link->mod */
+		err = -EINVAL;
 		if (!ftrace_location(tgt_info.tgt_addr))
-			return -EINVAL;
+			goto out;
 		/* which of the functions of that name would be traced? */
-		if (!btf_is_module(link->btf) && name_is_ambiguous(tgt_info.tgt_name))
-			return -EINVAL;
+		if (!btf_is_module(link->btf) && (!sym || sym->cnt != 1))
+			goto out;
 		f->addr = tgt_info.tgt_addr;
 		f->btf_id = ids[i];
 		f->cookie = cookies ? cookies[i] : 0;
 		f->link = link;
 		f->tr = bpf_trampoline_get(bpf_trampoline_compute_key(NULL, link->btf, ids[i]),
 					   &tgt_info);
+		err = -ENOMEM;
 		if (!f->tr)
-			return -ENOMEM;
+			goto out;
 		cond_resched();
 	}
+	multi_syms_free(&ms);
 	sort(link->funcs, link->cnt, sizeof(*link->funcs), cmp_func_addr, NULL);
 	for (i = 1; i < link->cnt; i++)
 		if (link->funcs[i].addr == link->funcs[i - 1].addr)
@@ -1376,6 +1489,9 @@ static int multi_link_resolve(struct bpf_tracing_multi_link *link, struct bpf_pr
 		link->by_id[i] = i;
 	sort_r(link->by_id, link->cnt, sizeof(*link->by_id), cmp_by_id, NULL, link->funcs);
 	return 0;
+out:
+	multi_syms_free(&ms);
+	return err;
 }
 
 /*
