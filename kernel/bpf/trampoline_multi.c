@@ -1361,9 +1361,10 @@ static void multi_syms_free(struct multi_syms *ms)
 /*
  * The vmlinux functions of @ids by name, if there are enough of them for
  * one walk of kallsyms to cost less than searching each; ms->syms NULL
- * otherwise. Ids that are not functions are left to the checks.
+ * otherwise, or without memory for it (each is searched then). Ids that
+ * are not functions are left to the checks.
  */
-static int multi_syms_lookup(struct multi_syms *ms, struct btf *btf, const u32 *ids, u32 cnt)
+static void multi_syms_lookup(struct multi_syms *ms, struct btf *btf, const u32 *ids, u32 cnt)
 {
 	struct multi_sym key, *sym;
 	const struct btf_type *t;
@@ -1371,11 +1372,14 @@ static int multi_syms_lookup(struct multi_syms *ms, struct btf *btf, const u32 *
 
 	memset(ms, 0, sizeof(*ms));
 	if (btf_is_module(btf) || cnt < MULTI_SYMS_BATCH)
-		return 0;
-	ms->syms = kvmalloc_array(cnt, sizeof(*ms->syms), GFP_KERNEL);
-	ms->of = kvmalloc_array(cnt, sizeof(*ms->of), GFP_KERNEL);
-	if (!ms->syms || !ms->of)
-		goto nomem;
+		return;
+	ms->syms = kvmalloc_array(cnt, sizeof(*ms->syms), GFP_KERNEL | __GFP_ACCOUNT);
+	ms->of = kvmalloc_array(cnt, sizeof(*ms->of), GFP_KERNEL | __GFP_ACCOUNT);
+	if (!ms->syms || !ms->of) {
+		multi_syms_free(ms);
+		memset(ms, 0, sizeof(*ms));
+		return;
+	}
 	for (i = 0; i < cnt; i++) {
 		t = btf_type_by_id(btf, ids[i]);
 		if (!t || !btf_type_is_func(t))
@@ -1397,10 +1401,6 @@ static int multi_syms_lookup(struct multi_syms *ms, struct btf *btf, const u32 *
 		if (sym)
 			ms->of[i] = sym - ms->syms;
 	}
-	return 0;
-nomem:
-	multi_syms_free(ms);
-	return -ENOMEM;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -1444,9 +1444,7 @@ static int multi_link_resolve(struct bpf_tracing_multi_link *link, struct bpf_pr
 	u32 i;
 	int err;
 
-	err = multi_syms_lookup(&ms, link->btf, ids, link->cnt);
-	if (err)
-		return err;
+	multi_syms_lookup(&ms, link->btf, ids, link->cnt);
 	for (i = 0; i < link->cnt; i++) {
 		struct bpf_tracing_multi_func *f = &link->funcs[i];
 		struct multi_sym *sym = NULL, one;
@@ -1454,7 +1452,8 @@ static int multi_link_resolve(struct bpf_tracing_multi_link *link, struct bpf_pr
 		memset(&tgt_info, 0, sizeof(tgt_info));
 		if (ms.syms && ms.of[i] != U32_MAX)
 			sym = &ms.syms[ms.of[i]];
-		else if (!ms.syms && !btf_is_module(link->btf) && multi_sym_one(&one, link->btf, ids[i]))
+		else if (!ms.syms && !btf_is_module(link->btf) &&
+			 multi_sym_one(&one, link->btf, ids[i]))
 			sym = &one;
 		/* the function of that name, not data of the same name */
 		if (sym && sym->cnt == 1)

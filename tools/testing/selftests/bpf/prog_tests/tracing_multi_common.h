@@ -141,21 +141,36 @@ static inline int tracing_multi_count_images(void)
 	return n;
 }
 
-/*
- * <debugfs>/ftrace_call_sites_updated: call sites ftrace rewrote so far
- * (test kernels, CONFIG_FTRACE_DIRECT_VERIFY); -1 without it.
- */
-static inline long ftrace_sites_updated(void)
+/* A counter of the test kernels' ftrace in debugfs; -1 without it. */
+static inline long ftrace_debugfs_counter(const char *name)
 {
-	FILE *f = fopen("/sys/kernel/debug/ftrace_call_sites_updated", "r");
+	char path[128];
 	long n = -1;
+	FILE *f;
 
+	snprintf(path, sizeof(path), "/sys/kernel/debug/%s", name);
+	f = fopen(path, "r");
 	if (!f)
 		return -1;
 	if (fscanf(f, "%ld", &n) != 1)
 		n = -1;
 	fclose(f);
 	return n;
+}
+
+/*
+ * <debugfs>/ftrace_call_sites_updated: call sites ftrace rewrote so far
+ * (test kernels, CONFIG_FTRACE_DIRECT_VERIFY); -1 without it.
+ */
+static inline long ftrace_sites_updated(void)
+{
+	return ftrace_debugfs_counter("ftrace_call_sites_updated");
+}
+
+/* <debugfs>/ftrace_records_visited: records ftrace's updates looked at so far. */
+static inline long ftrace_records_visited(void)
+{
+	return ftrace_debugfs_counter("ftrace_records_visited");
 }
 
 /* <debugfs>/bpf_multi_tidy_hold: stale functions stay until released. */

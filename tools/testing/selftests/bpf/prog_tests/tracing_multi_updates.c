@@ -16,6 +16,9 @@
  * through ftrace's list function and back), not those of the functions
  * that stay on the image. Counted by the test kernels' ftrace
  * (CONFIG_FTRACE_DIRECT_VERIFY: <debugfs>/ftrace_call_sites_updated).
+ * Nor do ftrace's updates look at other functions' records: they visit
+ * the records of the functions that change, not all (tens of thousands)
+ * (<debugfs>/ftrace_records_visited).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -144,7 +147,7 @@ static void test_call_sites(void)
 	LIBBPF_OPTS(bpf_test_run_opts, topts);
 	struct tracing_multi_updates *skel;
 	struct bpf_link *multi, *ordinary = NULL;
-	long s0, s1, s2;
+	long s0, s1, s2, v0, v1, v2;
 
 	if (ftrace_sites_updated() < 0) {
 		test__skip();	/* a kernel without CONFIG_FTRACE_DIRECT_VERIFY */
@@ -158,8 +161,10 @@ static void test_call_sites(void)
 		goto out;
 
 	s0 = ftrace_sites_updated();
+	v0 = ftrace_records_visited();
 	ordinary = bpf_program__attach(skel->progs.ordinary1);
 	s1 = ftrace_sites_updated();
+	v1 = ftrace_records_visited();
 	if (!ASSERT_OK_PTR(ordinary, "attach ordinary1"))
 		goto out;
 	/* bpf_fentry_test1..9 run once each */
@@ -170,6 +175,7 @@ static void test_call_sites(void)
 	bpf_link__destroy(ordinary);
 	ordinary = NULL;
 	s2 = ftrace_sites_updated();
+	v2 = ftrace_records_visited();
 	ASSERT_OK(bpf_prog_test_run_opts(bpf_program__fd(skel->progs.ordinary1), &topts),
 		  "test_run");
 	ASSERT_EQ(skel->bss->multi_runs, 18, "fentry.multi runs after ordinary1 left");
@@ -179,6 +185,11 @@ static void test_call_sites(void)
 	       s1 - s0, s2 - s1);
 	ASSERT_LE(s1 - s0, 2, "attach rewrites bpf_fentry_test1 only");
 	ASSERT_LE(s2 - s1, 2, "detach rewrites bpf_fentry_test1 only");
+	/* two updates, each one pass (arm64) or two (x86: check, then patch) */
+	printf("%s: ftrace records visited: attach %ld, detach %ld\n", __func__,
+	       v1 - v0, v2 - v1);
+	ASSERT_LE(v1 - v0, 16, "attach visits bpf_fentry_test1's record only");
+	ASSERT_LE(v2 - v1, 16, "detach visits bpf_fentry_test1's record only");
 out:
 	bpf_link__destroy(ordinary);
 	bpf_link__destroy(multi);
