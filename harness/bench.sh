@@ -21,6 +21,12 @@
 #   figure's median and spread over them.
 # BENCH_TESTS="a,b": only those benchmarks (e.g. tracing_multi_bench_trigger,
 #   the per-call one: a few minutes).
+# BENCH_KERNEL=bench (default): the test kernel without lockdep, RCU and
+#   sleep checks and fault injection (harness/config/bench.config), built
+#   into build/<arch>-bench: a debug kernel's locks cost many times what
+#   they cost on a distribution kernel, and would weigh on whichever side
+#   takes more of them. BENCH_KERNEL= runs the test kernel itself.
+export CONFIG_VARIANT=${BENCH_KERNEL-bench}
 . "$(dirname "$0")/lib.sh"
 arch_vars "${1:-x86_64}"
 

@@ -29,7 +29,8 @@ else
 fi
 
 # Each fragment line must hold in the final .config (a dropped dependency
-# is silent in Kconfig; here it fails the build).
+# is silent in Kconfig; here it fails the build). Of lines that set the
+# same option, the last counts (a variant overrides common.config).
 bad=0
 while IFS= read -r line; do
 	case "$line" in
@@ -37,7 +38,11 @@ while IFS= read -r line; do
 	"# CONFIG_"*" is not set") sym=${line#\# }; sym=${sym%% *}
 		! grep -q "^$sym=" "$KOUT/.config" || { echo "  want $line, have: $(grep "^$sym=" "$KOUT/.config")" >&2; bad=1; } ;;
 	esac
-done < "$KOUT/fragment.config"
+done < <(tac "$KOUT/fragment.config" | awk '
+	/^CONFIG_[A-Za-z0-9_]*=/ { sym = $0; sub(/=.*/, "", sym) }
+	/^# CONFIG_[A-Za-z0-9_]* is not set$/ { sym = $2 }
+	/^CONFIG_|^# CONFIG_.* is not set$/ { if (seen[sym]++) next }
+	{ print }')
 if [ $bad -ne 0 ]; then
 	rm -f "$KOUT/fragment.config"	# reconfigure next time
 	die "$KARCH .config lacks options the fragments require (above)"
