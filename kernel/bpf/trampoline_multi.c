@@ -47,7 +47,6 @@
  */
 #include <linux/bpf.h>
 #include <linux/bpf_verifier.h>
-#include <linux/bsearch.h>
 #include <linux/btf.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
@@ -72,6 +71,7 @@ struct bpf_tracing_multi_func {
 	unsigned long addr;		/* what bpf_get_func_ip() returns */
 	u64 cookie;
 	u32 btf_id;
+	u8 loc_off;			/* its ftrace location - addr */
 	struct bpf_trampoline *tr;
 	struct hlist_node tr_node;	/* in tr->multi_links */
 	struct bpf_tracing_multi_link *link;
@@ -87,7 +87,6 @@ struct bpf_tracing_multi_link {
 	struct module *mod;
 	u32 cnt;
 	struct bpf_tracing_multi_func *funcs;	/* sorted by addr */
-	u32 *by_id;			/* funcs[] indexes, in BTF id order */
 	/* bpf_arg_btf_slots() of funcs[i]'s prototype, if the program asks */
 	u32 (*arg_btf)[MAX_BPF_FUNC_ARGS];
 };
@@ -103,7 +102,7 @@ struct bpf_tramp_shared {
 	struct bpf_tramp_image *im;
 	struct ftrace_ops *ops;		/* its functions, NULL while none */
 	struct ftrace_ops *new_ops;	/* while planning: the ops of an image that had none */
-	unsigned long *ips;		/* while planning: functions joining, then leaving */
+	unsigned long *ips;		/* while planning: ftrace locations joining, leaving */
 	struct list_head funcs;		/* trampolines routed here */
 	u32 nr_funcs;
 	u32 nr_join, nr_leave;		/* while planning: functions joining, leaving */
@@ -208,10 +207,14 @@ static void multi_tlinks_add(struct bpf_tramp_links *tlinks, struct bpf_tracing_
 	}
 }
 
-/* A function's ftrace location, where ftrace_ops and live patches find it. */
+/*
+ * A function's ftrace location, where ftrace_ops and live patches find it.
+ * Kept from its first multi link: ftrace_location() of a function's address
+ * is a kallsyms lookup where the function starts with ENDBR (IBT).
+ */
 static unsigned long tr_ftrace_ip(const struct bpf_trampoline *tr)
 {
-	return ftrace_location((unsigned long)tr->func.addr);
+	return tr->ftrace_loc;
 }
 
 static bool tr_ipmodify(const struct bpf_trampoline *tr)
@@ -222,9 +225,7 @@ static bool tr_ipmodify(const struct bpf_trampoline *tr)
 /* Distance from a function's start to the return address of its patched call. */
 static u8 tr_ret_off(struct bpf_trampoline *tr)
 {
-	unsigned long addr = (unsigned long)tr->func.addr;
-
-	return ftrace_location(addr) + MCOUNT_INSN_SIZE - addr;
+	return tr_ftrace_ip(tr) + MCOUNT_INSN_SIZE - (unsigned long)tr->func.addr;
 }
 
 static int cmp_ptr(const void *a, const void *b)
@@ -576,7 +577,7 @@ static int plan_own(struct multi_plan *p)
 		goto out_im;
 	bpf_tramp_ftrace_ops_init(ops, tr);
 	ops->direct_call = (unsigned long)im->image;
-	err = ftrace_set_filter_ip(ops, (unsigned long)tr->func.addr, 0, 1);
+	err = ftrace_set_filter_ip(ops, tr_ftrace_ip(tr), 0, 1);
 	if (err)
 		goto out_ops;
 	p->own_im = im;
@@ -652,7 +653,7 @@ static int shared_plan_ips(struct multi_plan *plans, u32 nr)
 		if (p->next == p->tr->shared)
 			continue;
 		if (p->next)
-			p->next->ips[p->next->nr_join++] = (unsigned long)p->tr->func.addr;
+			p->next->ips[p->next->nr_join++] = tr_ftrace_ip(p->tr);
 	}
 	for (i = 0; i < nr; i++) {
 		struct multi_plan *p = &plans[i];
@@ -660,7 +661,7 @@ static int shared_plan_ips(struct multi_plan *plans, u32 nr)
 		s = p->tr->shared;
 		if (p->next == s || !s)
 			continue;
-		s->ips[s->nr_join + s->nr_leave++] = (unsigned long)p->tr->func.addr;
+		s->ips[s->nr_join + s->nr_leave++] = tr_ftrace_ip(p->tr);
 	}
 	list_for_each_entry(s, &tramp_touched_list, touched_node) {
 		if (s->ops || !s->nr_join)
@@ -1166,6 +1167,8 @@ static int multi_link_set(struct bpf_tracing_multi_link *link, bool add, u32 cnt
 			/* an fsession link runs twice: it counts twice */
 			err = -E2BIG;
 		} else {
+			if (!tr->ftrace_loc)
+				tr->ftrace_loc = f->addr + f->loc_off;
 			hlist_add_head(&f->tr_node, &tr->multi_links);
 			WRITE_ONCE(tr->multi_cnt, tr->multi_cnt + 1);
 			tr->fsession_cnt += fsession;
@@ -1227,7 +1230,6 @@ static void bpf_tracing_multi_link_dealloc(struct bpf_link *l)
 		container_of(l, struct bpf_tracing_multi_link, link.link);
 
 	kvfree(link->funcs);
-	kvfree(link->by_id);
 	kvfree(link->arg_btf);
 	module_put(link->mod);
 	btf_put(link->btf);
@@ -1244,10 +1246,20 @@ static void bpf_tracing_multi_link_show_fdinfo(const struct bpf_link *l,
 		   link->attach_type, link->cnt);
 }
 
+static int cmp_by_id(const void *a, const void *b, const void *priv)
+{
+	const struct bpf_tracing_multi_func *funcs = priv;
+	u32 x = funcs[*(const u32 *)a].btf_id, y = funcs[*(const u32 *)b].btf_id;
+
+	return x < y ? -1 : x > y;
+}
+
 /*
  * As upstream: ids in ascending order, addrs and cookies in the same order;
  * an array with count 0 is -EINVAL, a count smaller than the link's fills
  * that many and is -ENOSPC. Addresses read 0 without kallsyms_show_value().
+ * The order is sorted for each call that asks for arrays: a link does not
+ * keep it (attach would pay for it, on every function, while no one asks).
  */
 static int bpf_tracing_multi_link_fill_link_info(const struct bpf_link *l,
 						 struct bpf_link_info *info)
@@ -1259,6 +1271,7 @@ static int bpf_tracing_multi_link_fill_link_info(const struct bpf_link *l,
 	u32 __user *uids = u64_to_user_ptr(info->tracing_multi.ids);
 	bool show_addrs = kallsyms_show_value(current_cred());
 	u32 ucount = info->tracing_multi.count, i;
+	u32 *by_id;
 	int err = 0;
 
 	info->tracing_multi.count = link->cnt;
@@ -1272,14 +1285,23 @@ static int bpf_tracing_multi_link_fill_link_info(const struct bpf_link *l,
 		err = -ENOSPC;
 	else
 		ucount = link->cnt;
+	by_id = kvmalloc_array(link->cnt, sizeof(*by_id), GFP_KERNEL);
+	if (!by_id)
+		return -ENOMEM;
+	for (i = 0; i < link->cnt; i++)
+		by_id[i] = i;
+	sort_r(by_id, link->cnt, sizeof(*by_id), cmp_by_id, NULL, link->funcs);
 	for (i = 0; i < ucount; i++) {
-		const struct bpf_tracing_multi_func *f = &link->funcs[link->by_id[i]];
+		const struct bpf_tracing_multi_func *f = &link->funcs[by_id[i]];
 
 		if ((uids && put_user(f->btf_id, uids + i)) ||
 		    (ucookies && put_user(f->cookie, ucookies + i)) ||
-		    (uaddrs && put_user(show_addrs ? f->addr : 0, uaddrs + i)))
-			return -EFAULT;
+		    (uaddrs && put_user(show_addrs ? f->addr : 0, uaddrs + i))) {
+			err = -EFAULT;
+			break;
+		}
 	}
+	kvfree(by_id);
 	return err;
 }
 
@@ -1305,14 +1327,48 @@ struct multi_sym {
 };
 
 struct multi_syms {
-	struct multi_sym *syms;	/* sorted by name, unique */
+	struct multi_sym *syms;	/* unique names */
 	u32 nr;
 	u32 *of;		/* per id: its name's index in syms, or U32_MAX */
+	/*
+	 * syms by name hash: heads[hash & mask] and next[] chain indexes + 1
+	 * (0 ends a chain). The walk hashes each symbol of kallsyms once and
+	 * compares it with its chain, not with log2(nr) names as a binary
+	 * search would.
+	 */
+	u32 *heads;
+	u32 *next;
+	u32 mask;
 };
 
-static int cmp_multi_sym(const void *a, const void *b)
+static u32 multi_sym_hash(const char *name)
 {
-	return strcmp(((const struct multi_sym *)a)->name, ((const struct multi_sym *)b)->name);
+	return jhash(name, strlen(name), 0);
+}
+
+/* The index in ms->syms of @name, or U32_MAX. */
+static u32 multi_syms_find(const struct multi_syms *ms, const char *name)
+{
+	u32 i;
+
+	for (i = ms->heads[multi_sym_hash(name) & ms->mask]; i; i = ms->next[i - 1])
+		if (!strcmp(ms->syms[i - 1].name, name))
+			return i - 1;
+	return U32_MAX;
+}
+
+/* Add @name to ms->syms unless it is there; its index. */
+static u32 multi_syms_add(struct multi_syms *ms, const char *name)
+{
+	u32 h = multi_sym_hash(name) & ms->mask, i;
+
+	for (i = ms->heads[h]; i; i = ms->next[i - 1])
+		if (!strcmp(ms->syms[i - 1].name, name))
+			return i - 1;
+	ms->syms[ms->nr] = (struct multi_sym) { .name = name };
+	ms->next[ms->nr] = ms->heads[h];
+	ms->heads[h] = ++ms->nr;
+	return ms->nr - 1;
 }
 
 static void multi_sym_count(struct multi_sym *sym, unsigned long addr)
@@ -1326,11 +1382,10 @@ static void multi_sym_count(struct multi_sym *sym, unsigned long addr)
 static int multi_syms_count(void *data, const char *name, unsigned long addr)
 {
 	struct multi_syms *ms = data;
-	struct multi_sym key = { .name = name }, *sym;
+	u32 i = multi_syms_find(ms, name);
 
-	sym = bsearch(&key, ms->syms, ms->nr, sizeof(key), cmp_multi_sym);
-	if (sym)
-		multi_sym_count(sym, addr);
+	if (i != U32_MAX)
+		multi_sym_count(&ms->syms[i], addr);
 	return 0;
 }
 
@@ -1356,6 +1411,8 @@ static void multi_syms_free(struct multi_syms *ms)
 {
 	kvfree(ms->syms);
 	kvfree(ms->of);
+	kvfree(ms->heads);
+	kvfree(ms->next);
 }
 
 /*
@@ -1366,41 +1423,30 @@ static void multi_syms_free(struct multi_syms *ms)
  */
 static void multi_syms_lookup(struct multi_syms *ms, struct btf *btf, const u32 *ids, u32 cnt)
 {
-	struct multi_sym key, *sym;
 	const struct btf_type *t;
-	u32 i, n = 0;
+	u32 i, heads;
 
 	memset(ms, 0, sizeof(*ms));
 	if (btf_is_module(btf) || cnt < MULTI_SYMS_BATCH)
 		return;
+	heads = roundup_pow_of_two(cnt);
 	ms->syms = kvmalloc_array(cnt, sizeof(*ms->syms), GFP_KERNEL | __GFP_ACCOUNT);
 	ms->of = kvmalloc_array(cnt, sizeof(*ms->of), GFP_KERNEL | __GFP_ACCOUNT);
-	if (!ms->syms || !ms->of) {
+	ms->next = kvmalloc_array(cnt, sizeof(*ms->next), GFP_KERNEL | __GFP_ACCOUNT);
+	ms->heads = kvcalloc(heads, sizeof(*ms->heads), GFP_KERNEL | __GFP_ACCOUNT);
+	if (!ms->syms || !ms->of || !ms->next || !ms->heads) {
 		multi_syms_free(ms);
 		memset(ms, 0, sizeof(*ms));
 		return;
 	}
-	for (i = 0; i < cnt; i++) {
-		t = btf_type_by_id(btf, ids[i]);
-		if (!t || !btf_type_is_func(t))
-			continue;
-		ms->syms[n++] = (struct multi_sym) { .name = btf_name_by_offset(btf, t->name_off) };
-	}
-	sort(ms->syms, n, sizeof(*ms->syms), cmp_multi_sym, NULL);
-	for (i = 0; i < n; i++)
-		if (!ms->nr || strcmp(ms->syms[ms->nr - 1].name, ms->syms[i].name))
-			ms->syms[ms->nr++] = ms->syms[i];
-	kallsyms_on_each_symbol(multi_syms_count, ms);
+	ms->mask = heads - 1;
 	for (i = 0; i < cnt; i++) {
 		ms->of[i] = U32_MAX;
 		t = btf_type_by_id(btf, ids[i]);
-		if (!t || !btf_type_is_func(t))
-			continue;
-		key.name = btf_name_by_offset(btf, t->name_off);
-		sym = bsearch(&key, ms->syms, ms->nr, sizeof(key), cmp_multi_sym);
-		if (sym)
-			ms->of[i] = sym - ms->syms;
+		if (t && btf_type_is_func(t))
+			ms->of[i] = multi_syms_add(ms, btf_name_by_offset(btf, t->name_off));
 	}
+	kallsyms_on_each_symbol(multi_syms_count, ms);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -1427,20 +1473,13 @@ static int ids_check_unique(const u32 *ids, u32 cnt)
 	return err;
 }
 
-static int cmp_by_id(const void *a, const void *b, const void *priv)
-{
-	const struct bpf_tracing_multi_func *funcs = priv;
-	u32 x = funcs[*(const u32 *)a].btf_id, y = funcs[*(const u32 *)b].btf_id;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Resolve and check ids[], take each function's trampoline. */
 static int multi_link_resolve(struct bpf_tracing_multi_link *link, struct bpf_prog *prog,
 			      u32 *ids, u64 *cookies)
 {
 	struct bpf_attach_target_info tgt_info;
 	struct multi_syms ms;
+	unsigned long loc;
 	u32 i;
 	int err;
 
@@ -1463,12 +1502,14 @@ static int multi_link_resolve(struct bpf_tracing_multi_link *link, struct bpf_pr
 			goto out;
 		module_put(tgt_info.tgt_mod);	/* the link holds link->mod */
 		err = -EINVAL;
-		if (!ftrace_location(tgt_info.tgt_addr))
+		loc = ftrace_location(tgt_info.tgt_addr);
+		if (!loc || loc - tgt_info.tgt_addr > U8_MAX)
 			goto out;
 		/* which of the functions of that name would be traced? */
 		if (!btf_is_module(link->btf) && (!sym || sym->cnt != 1))
 			goto out;
 		f->addr = tgt_info.tgt_addr;
+		f->loc_off = loc - f->addr;
 		f->btf_id = ids[i];
 		f->cookie = cookies ? cookies[i] : 0;
 		f->link = link;
@@ -1477,6 +1518,10 @@ static int multi_link_resolve(struct bpf_tracing_multi_link *link, struct bpf_pr
 		err = -ENOMEM;
 		if (!f->tr)
 			goto out;
+		/* a trampoline an ordinary program took for data of that name */
+		err = -EINVAL;
+		if (f->tr->func.addr != (void *)f->addr)
+			goto out;
 		cond_resched();
 	}
 	multi_syms_free(&ms);
@@ -1484,9 +1529,6 @@ static int multi_link_resolve(struct bpf_tracing_multi_link *link, struct bpf_pr
 	for (i = 1; i < link->cnt; i++)
 		if (link->funcs[i].addr == link->funcs[i - 1].addr)
 			return -EINVAL;
-	for (i = 0; i < link->cnt; i++)
-		link->by_id[i] = i;
-	sort_r(link->by_id, link->cnt, sizeof(*link->by_id), cmp_by_id, NULL, link->funcs);
 	return 0;
 out:
 	multi_syms_free(&ms);
@@ -1585,8 +1627,7 @@ int bpf_tracing_multi_link_attach(const union bpf_attr *attr, struct bpf_prog *p
 	if (!link || !ids || (ucookies && !cookies))
 		goto out_btf;
 	link->funcs = kvcalloc(cnt, sizeof(*link->funcs), GFP_KERNEL | __GFP_ACCOUNT);
-	link->by_id = kvmalloc_array(cnt, sizeof(*link->by_id), GFP_KERNEL | __GFP_ACCOUNT);
-	if (!link->funcs || !link->by_id)
+	if (!link->funcs)
 		goto out_btf;
 	link->btf = btf;
 	link->attach_type = prog->expected_attach_type;
@@ -1641,10 +1682,8 @@ out_link:
 	kvfree(cookies);
 	return err;
 out_btf:
-	if (link) {
+	if (link)
 		kvfree(link->funcs);
-		kvfree(link->by_id);
-	}
 	kfree(link);
 	kvfree(ids);
 	kvfree(cookies);

@@ -16,6 +16,8 @@
  * - A detach in which every allocation fails completes too; the images it
  *   leaves are tidied up later, and the trampolines return to those of
  *   before.
+ * - Link info with arrays (sorted by id for each call) fails with -ENOMEM
+ *   without memory, and gives the ids once it has memory again.
  * - With kmemleak (CONFIG_VARIANT=kasan), nothing of this leaks.
  *
  * An ordinary fentry program on bpf_fentry_test2 gives that function an
@@ -415,6 +417,49 @@ out:
 	tracing_multi_fault__destroy(skel);
 }
 
+/* Link info asks for memory (the ids' order): -ENOMEM, then the ids. */
+static void test_link_info(void)
+{
+	struct bpf_link *keep = NULL, *plain = NULL;
+	__u32 ids[NR_FUNCS], out[FAULT_FUNCS], len;
+	struct tracing_multi_fault *skel;
+	struct bpf_link_info info;
+	int fd, err, i;
+
+	skel = fault_prepare(ids, &keep, &plain);
+	if (!skel)
+		return;
+	fd = link_fexit_multi(skel, ids);
+	if (!ASSERT_GE(fd, 0, "attach"))
+		goto out;
+	memset(&info, 0, sizeof(info));
+	len = sizeof(info);
+	info.tracing_multi.ids = ptr_to_u64(out);
+	info.tracing_multi.count = FAULT_FUNCS;
+	if (fault_all_set(true))
+		goto out;
+	err = bpf_link_get_info_by_fd(fd, &info, &len);
+	fault_all_set(false);
+	ASSERT_EQ(err, -ENOMEM, "info without memory");
+
+	memset(&info, 0, sizeof(info));
+	memset(out, 0, sizeof(out));
+	len = sizeof(info);
+	info.tracing_multi.ids = ptr_to_u64(out);
+	info.tracing_multi.count = FAULT_FUNCS;
+	if (!ASSERT_OK(bpf_link_get_info_by_fd(fd, &info, &len), "info"))
+		goto out;
+	ASSERT_EQ(info.tracing_multi.count, FAULT_FUNCS, "count");
+	for (i = 1; i < FAULT_FUNCS; i++)
+		ASSERT_GT(out[i], out[i - 1], "ids sorted");
+out:
+	if (fd >= 0)
+		close(fd);
+	bpf_link__destroy(plain);
+	bpf_link__destroy(keep);
+	tracing_multi_fault__destroy(skel);
+}
+
 /* kmemleak's report (CONFIG_VARIANT=kasan) names none of this series' objects. */
 static void test_kmemleak(void)
 {
@@ -469,6 +514,8 @@ void test_tracing_multi_fault(void)
 		test_detach_ordinary();
 	if (test__start_subtest("detach_deferred"))
 		test_detach_deferred();
+	if (test__start_subtest("link_info"))
+		test_link_info();
 	if (test__start_subtest("kmemleak"))
 		test_kmemleak();
 }
