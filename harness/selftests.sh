@@ -7,8 +7,12 @@
 # The upstream selftests Makefile builds every prog_tests/*.c and progs/*.c
 # it finds, and a small test kernel lacks types many of them need. So the
 # build runs in a harness-owned copy of the selftests directory,
-# tools/testing/selftests/bpf-harness-<arch>, whose prog_tests/ and progs/
-# link to the listed tests and the BPF programs they use, and nothing else.
+# tools/testing/selftests/bpf-harness-<arch>[-<variant>], whose prog_tests/
+# and progs/ link to the listed tests and the BPF programs they use, and
+# nothing else. One per kernel build: the test modules are built in it, and
+# kbuild does not rebuild a module's objects for another kernel's .config
+# (the bench kernel's struct layouts, without lockdep, crashed the test
+# kernel's live patch module).
 . "$(dirname "$0")/lib.sh"
 arch_vars "${1:?usage: selftests.sh ARCH}"
 
@@ -19,7 +23,7 @@ need_pkgs "${pkgs[@]}"
 
 t0=$(now_s)
 SRC=$TREE/tools/testing/selftests/bpf
-SHADOW=$TREE/tools/testing/selftests/bpf-harness-$KARCH
+SHADOW=$TREE/tools/testing/selftests/bpf-harness-$ANAME
 
 # tests_in_list [all|run|link]
 tests_in_list() {
