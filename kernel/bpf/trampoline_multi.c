@@ -1324,6 +1324,7 @@ struct multi_sym {
 	const char *name;
 	unsigned long addr;	/* of the first function of that name */
 	u32 cnt;		/* functions of that name */
+	struct hlist_node node;	/* in multi_syms.buckets */
 };
 
 struct multi_syms {
@@ -1331,14 +1332,12 @@ struct multi_syms {
 	u32 nr;
 	u32 *of;		/* per id: its name's index in syms, or U32_MAX */
 	/*
-	 * syms by name hash: heads[hash & mask] and next[] chain indexes + 1
-	 * (0 ends a chain). The walk hashes each symbol of kallsyms once and
-	 * compares it with its chain, not with log2(nr) names as a binary
+	 * syms by name hash: the walk hashes each symbol of kallsyms once and
+	 * compares it with its bucket, not with log2(nr) names as a binary
 	 * search would.
 	 */
-	u32 *heads;
-	u32 *next;
-	u32 mask;
+	struct hlist_head *buckets;
+	u32 bits;
 };
 
 static u32 multi_sym_hash(const char *name)
@@ -1349,26 +1348,25 @@ static u32 multi_sym_hash(const char *name)
 /* The index in ms->syms of @name, or U32_MAX. */
 static u32 multi_syms_find(const struct multi_syms *ms, const char *name)
 {
-	u32 i;
+	struct multi_sym *sym;
 
-	for (i = ms->heads[multi_sym_hash(name) & ms->mask]; i; i = ms->next[i - 1])
-		if (!strcmp(ms->syms[i - 1].name, name))
-			return i - 1;
+	hlist_for_each_entry(sym, &ms->buckets[hash_32(multi_sym_hash(name), ms->bits)], node)
+		if (!strcmp(sym->name, name))
+			return sym - ms->syms;
 	return U32_MAX;
 }
 
 /* Add @name to ms->syms unless it is there; its index. */
 static u32 multi_syms_add(struct multi_syms *ms, const char *name)
 {
-	u32 h = multi_sym_hash(name) & ms->mask, i;
+	u32 i = multi_syms_find(ms, name);
 
-	for (i = ms->heads[h]; i; i = ms->next[i - 1])
-		if (!strcmp(ms->syms[i - 1].name, name))
-			return i - 1;
+	if (i != U32_MAX)
+		return i;
 	ms->syms[ms->nr] = (struct multi_sym) { .name = name };
-	ms->next[ms->nr] = ms->heads[h];
-	ms->heads[h] = ++ms->nr;
-	return ms->nr - 1;
+	hlist_add_head(&ms->syms[ms->nr].node,
+		       &ms->buckets[hash_32(multi_sym_hash(name), ms->bits)]);
+	return ms->nr++;
 }
 
 static void multi_sym_count(struct multi_sym *sym, unsigned long addr)
@@ -1411,8 +1409,7 @@ static void multi_syms_free(struct multi_syms *ms)
 {
 	kvfree(ms->syms);
 	kvfree(ms->of);
-	kvfree(ms->heads);
-	kvfree(ms->next);
+	kvfree(ms->buckets);
 }
 
 /*
@@ -1432,14 +1429,14 @@ static void multi_syms_lookup(struct multi_syms *ms, struct btf *btf, const u32 
 	heads = roundup_pow_of_two(cnt);
 	ms->syms = kvmalloc_array(cnt, sizeof(*ms->syms), GFP_KERNEL | __GFP_ACCOUNT);
 	ms->of = kvmalloc_array(cnt, sizeof(*ms->of), GFP_KERNEL | __GFP_ACCOUNT);
-	ms->next = kvmalloc_array(cnt, sizeof(*ms->next), GFP_KERNEL | __GFP_ACCOUNT);
-	ms->heads = kvcalloc(heads, sizeof(*ms->heads), GFP_KERNEL | __GFP_ACCOUNT);
-	if (!ms->syms || !ms->of || !ms->next || !ms->heads) {
+	ms->buckets = kvmalloc_array(heads, sizeof(*ms->buckets), GFP_KERNEL | __GFP_ACCOUNT);
+	if (!ms->syms || !ms->of || !ms->buckets) {
 		multi_syms_free(ms);
 		memset(ms, 0, sizeof(*ms));
 		return;
 	}
-	ms->mask = heads - 1;
+	ms->bits = ilog2(heads);
+	__hash_init(ms->buckets, heads);
 	for (i = 0; i < cnt; i++) {
 		ms->of[i] = U32_MAX;
 		t = btf_type_by_id(btf, ids[i]);
