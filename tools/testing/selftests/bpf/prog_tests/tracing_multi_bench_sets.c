@@ -157,6 +157,7 @@ void serial_test_tracing_multi_bench_sets(void)
 				sub[n++] = pick[i];
 		opts.ids = sub;
 		opts.cnt = n;
+		tracing_multi_settle();
 		t0 = now_s();
 		links[l] = bpf_program__attach_tracing_multi(skel->progs.sets_fentry, NULL, &opts);
 		t[l] = now_s() - t0;
@@ -164,6 +165,7 @@ void serial_test_tracing_multi_bench_sets(void)
 			goto out;
 	}
 	images = tracing_multi_count_images();
+	tracing_multi_settle();
 	t0 = now_s();
 	for (l = 0; l < SETS_LINKS; l++) {
 		bpf_link__destroy(links[l]);
@@ -193,23 +195,25 @@ static void ordinary_rounds(struct tracing_multi_bench_sets *skel, double *ta, d
 {
 	struct bpf_link *link;
 	long s0, s1, s2;
-	double t0, t1;
+	double t0;
 	int i;
 
 	*ta = *td = 0;
 	*sa = *sd = 0;
 	for (i = 0; i < BESIDE_ROUNDS; i++) {
 		s0 = ftrace_sites_updated();
+		tracing_multi_settle();
 		t0 = now_s();
 		link = bpf_program__attach(skel->progs.ordinary_fentry);
-		t1 = now_s();
+		*ta += now_s() - t0;
 		s1 = ftrace_sites_updated();
 		if (!ASSERT_OK_PTR(link, "attach ordinary"))
 			return;
+		tracing_multi_settle();
+		t0 = now_s();
 		bpf_link__destroy(link);
+		*td += now_s() - t0;
 		s2 = ftrace_sites_updated();
-		*ta += t1 - t0;
-		*td += now_s() - t1;
 		*sa += s1 - s0;
 		*sd += s2 - s1;
 	}
@@ -276,7 +280,7 @@ void serial_test_tracing_multi_bench_ibt(void)
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, kopts);
 	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
 	struct tracing_multi_bench_sets *skel;
-	double t0, t1, t2, k0, k1, k2;
+	double t0, t1, t1b, t2, k0, k1, k1b, k2;
 	struct bpf_link *link;
 	char **names = NULL;
 	__u32 *ids = NULL;
@@ -303,28 +307,34 @@ void serial_test_tracing_multi_bench_ibt(void)
 		goto out_knob;
 	opts.ids = ids;
 	opts.cnt = cnt;
+	tracing_multi_settle();
 	t0 = now_s();
 	link = bpf_program__attach_tracing_multi(skel->progs.sets_fexit, NULL, &opts);
 	t1 = now_s();
 	if (!ASSERT_OK_PTR(link, "fexit.multi attach"))
 		goto out_knob;
+	tracing_multi_settle();
+	t1b = now_s();
 	bpf_link__destroy(link);
 	t2 = now_s();
 
 	kopts.syms = (const char **)names;
 	kopts.cnt = cnt;
+	tracing_multi_settle();
 	k0 = now_s();
 	link = bpf_program__attach_kprobe_multi_opts(skel->progs.sets_kprobe, NULL, &kopts);
 	k1 = now_s();
 	kerr = libbpf_get_error(link);
+	tracing_multi_settle();
+	k1b = now_s();
 	bpf_link__destroy(link);
 	k2 = now_s();
 	printf("BENCH ibt: functions %zu, own images; fexit.multi attach %.3f s detach %.3f s; ",
-	       cnt, t1 - t0, t2 - t1);
+	       cnt, t1 - t0, t2 - t1b);
 	if (kerr)
 		printf("kprobe.multi n/a (%d)\n", kerr);
 	else
-		printf("kprobe.multi attach %.3f s detach %.3f s\n", k1 - k0, k2 - k1);
+		printf("kprobe.multi attach %.3f s detach %.3f s\n", k1 - k0, k2 - k1b);
 out_knob:
 	write_str(IBT_KNOB, "N");
 	direct_verify_restore(verify);

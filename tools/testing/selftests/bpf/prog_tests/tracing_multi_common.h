@@ -79,6 +79,7 @@ int tracing_multi_all_funcs(char ***pnames, __u32 **pids, size_t *pcnt);
 size_t tracing_multi_drop_refused(struct bpf_program *prog, __u32 *ids, char **names,
 				  size_t lo, size_t hi, bool *refused);
 void tracing_multi_mark(const char *fmt, ...);
+void tracing_multi_settle(void);
 
 /* Fault injection and debug switches the hardening tests share. */
 static inline int write_file(const char *path, const char *val)
