@@ -60,6 +60,7 @@
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/sort.h>
+#include <linux/stringhash.h>
 
 /* The most functions one link takes (as kprobe.multi). */
 #define BPF_TRACING_MULTI_MAX_CNT	BIT(20)
@@ -1323,7 +1324,9 @@ static const struct bpf_link_ops bpf_tracing_multi_link_lops = {
 struct multi_sym {
 	const char *name;
 	unsigned long addr;	/* of the first function of that name */
+	unsigned long end;	/* the next symbol's address, 0 if not known */
 	u32 cnt;		/* functions of that name */
+	u32 rank;		/* of addr among the functions found, batch walk only */
 	struct hlist_node node;	/* in multi_syms.buckets */
 };
 
@@ -1338,11 +1341,14 @@ struct multi_syms {
 	 */
 	struct hlist_head *buckets;
 	u32 bits;
+	u32 ranked;		/* functions found so far */
+	struct multi_sym *open;	/* the last found, until the next symbol ends it */
 };
 
+/* a word at a time, and no strlen() first: the walk hashes every symbol */
 static u32 multi_sym_hash(const char *name)
 {
-	return jhash(name, strlen(name), 0);
+	return hashlen_hash(hashlen_string(NULL, name));
 }
 
 /* The index in ms->syms of @name, or U32_MAX. */
@@ -1377,13 +1383,30 @@ static void multi_sym_count(struct multi_sym *sym, unsigned long addr)
 		sym->addr = addr;
 }
 
+/*
+ * kallsyms_on_each_symbol() goes by address: a function's rank in the walk
+ * is its place in the link's functions sorted by address, and the next
+ * symbol's address ends it, as kallsyms_lookup_size_offset() would say.
+ */
 static int multi_syms_count(void *data, const char *name, unsigned long addr)
 {
 	struct multi_syms *ms = data;
-	u32 i = multi_syms_find(ms, name);
+	struct multi_sym *sym;
+	u32 i;
 
-	if (i != U32_MAX)
-		multi_sym_count(&ms->syms[i], addr);
+	if (ms->open && addr > ms->open->addr) {
+		ms->open->end = addr;
+		ms->open = NULL;
+	}
+	i = multi_syms_find(ms, name);
+	if (i == U32_MAX)
+		return 0;
+	sym = &ms->syms[i];
+	multi_sym_count(sym, addr);
+	if (sym->cnt == 1 && sym->addr == addr) {
+		sym->rank = ms->ranked++;
+		ms->open = sym;
+	}
 	return 0;
 }
 
@@ -1446,35 +1469,17 @@ static void multi_syms_lookup(struct multi_syms *ms, struct btf *btf, const u32 
 	kallsyms_on_each_symbol(multi_syms_count, ms);
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	u32 x = *(const u32 *)a, y = *(const u32 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* -EINVAL if @ids has an id twice: before resolving any of them. */
-static int ids_check_unique(const u32 *ids, u32 cnt)
-{
-	u32 *sorted, i;
-	int err = 0;
-
-	sorted = kvmemdup(ids, cnt * sizeof(*ids), GFP_KERNEL | __GFP_ACCOUNT);
-	if (!sorted)
-		return -ENOMEM;
-	sort(sorted, cnt, sizeof(*sorted), cmp_u32, NULL);
-	for (i = 1; i < cnt && !err; i++)
-		if (sorted[i] == sorted[i - 1])
-			err = -EINVAL;
-	kvfree(sorted);
-	return err;
-}
-
-/* Resolve and check ids[], take each function's trampoline. */
+/*
+ * Resolve and check ids[], take each function's trampoline, into
+ * link->funcs sorted by address. Found by one walk of kallsyms, a function
+ * goes straight to its place (its rank in the walk), else the functions are
+ * sorted at the end. An id given twice, or two ids of one address: -EINVAL.
+ */
 static int multi_link_resolve(struct bpf_tracing_multi_link *link, struct bpf_prog *prog,
 			      u32 *ids, u64 *cookies)
 {
 	struct bpf_attach_target_info tgt_info;
+	bool sorted = true;
 	struct multi_syms ms;
 	unsigned long loc;
 	u32 i;
@@ -1499,12 +1504,22 @@ static int multi_link_resolve(struct bpf_tracing_multi_link *link, struct bpf_pr
 			goto out;
 		module_put(tgt_info.tgt_mod);	/* the link holds link->mod */
 		err = -EINVAL;
-		loc = ftrace_location(tgt_info.tgt_addr);
-		if (!loc || loc - tgt_info.tgt_addr > U8_MAX)
-			goto out;
 		/* which of the functions of that name would be traced? */
 		if (!btf_is_module(link->btf) && (!sym || sym->cnt != 1))
 			goto out;
+		/* ftrace_location(), without searching kallsyms again */
+		if (sym && sym->end)
+			loc = ftrace_location_range(sym->addr, sym->end - 1);
+		else
+			loc = ftrace_location(tgt_info.tgt_addr);
+		if (!loc || loc - tgt_info.tgt_addr > U8_MAX)
+			goto out;
+		if (ms.syms) {
+			/* its place by address; taken: the id came twice */
+			f = &link->funcs[sym->rank];
+			if (f->tr)
+				goto out;
+		}
 		f->addr = tgt_info.tgt_addr;
 		f->loc_off = loc - f->addr;
 		f->btf_id = ids[i];
@@ -1522,7 +1537,10 @@ static int multi_link_resolve(struct bpf_tracing_multi_link *link, struct bpf_pr
 		cond_resched();
 	}
 	multi_syms_free(&ms);
-	sort(link->funcs, link->cnt, sizeof(*link->funcs), cmp_func_addr, NULL);
+	for (i = 1; i < link->cnt && sorted; i++)
+		sorted = link->funcs[i].addr >= link->funcs[i - 1].addr;
+	if (!sorted)
+		sort(link->funcs, link->cnt, sizeof(*link->funcs), cmp_func_addr, NULL);
 	for (i = 1; i < link->cnt; i++)
 		if (link->funcs[i].addr == link->funcs[i - 1].addr)
 			return -EINVAL;
@@ -1632,9 +1650,6 @@ int bpf_tracing_multi_link_attach(const union bpf_attr *attr, struct bpf_prog *p
 	err = -EFAULT;
 	if (copy_from_user(ids, uids, cnt * sizeof(*ids)) ||
 	    (cookies && copy_from_user(cookies, ucookies, cnt * sizeof(*cookies))))
-		goto out_btf;
-	err = ids_check_unique(ids, cnt);
-	if (err)
 		goto out_btf;
 	if (btf_is_module(btf)) {
 		link->mod = btf_try_get_module(btf);

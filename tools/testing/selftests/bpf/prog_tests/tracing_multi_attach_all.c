@@ -29,7 +29,7 @@ void serial_test_tracing_multi_attach_all(void)
 	struct tracing_multi_bench *skel;
 	struct bpf_link *link;
 	char **names = NULL;
-	__u32 *ids = NULL;
+	__u32 *ids = NULL, *dup;
 	size_t cnt = 0;
 	int round;
 
@@ -61,6 +61,24 @@ void serial_test_tracing_multi_attach_all(void)
 		ASSERT_EQ(all_hits_during_syscalls(skel), 0, "hits after detach");
 	}
 	printf("%s: %zu functions, attached and detached %d times\n", __func__, cnt, round - 1);
+
+	/* An id twice among many: found by one walk of kallsyms, each
+	 * function goes straight to its place by address, and the second
+	 * finds the place taken. Nothing stays attached.
+	 */
+	dup = malloc((cnt + 1) * sizeof(*dup));
+	if (!ASSERT_OK_PTR(dup, "malloc"))
+		goto out;
+	memcpy(dup, ids, cnt * sizeof(*dup));
+	dup[cnt] = ids[cnt / 2];
+	opts.ids = dup;
+	opts.cnt = cnt + 1;
+	link = bpf_program__attach_tracing_multi(skel->progs.all_fentry, NULL, &opts);
+	ASSERT_EQ(libbpf_get_error(link), -EINVAL, "an id twice");
+	if (!libbpf_get_error(link))
+		bpf_link__destroy(link);
+	ASSERT_EQ(all_hits_during_syscalls(skel), 0, "hits after a refused attach");
+	free(dup);
 out:
 	tracing_multi_bench__destroy(skel);
 out_free:
