@@ -53,7 +53,8 @@ for i in "${!commits[@]}"; do
 	subject=$(git -C "$STREE" log -1 --format=%s "$c")
 
 	t0=$(now_s)
-	if HARNESS_TREE=$STREE HARNESS_KOUT=$SKOUT nice -n 19 "$HARNESS/kernel.sh" x86_64 \
+	if HARNESS_TREE=$STREE HARNESS_KOUT=$SKOUT HARNESS_SERIES_STEP=$n \
+			nice -n 19 "$HARNESS/kernel.sh" x86_64 \
 			> "$LOGD/$n-kernel.log" 2>&1; then
 		kres=ok
 	else
