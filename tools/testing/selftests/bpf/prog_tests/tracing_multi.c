@@ -1569,6 +1569,110 @@ out:
 	tracing_multi_session__destroy(skel);
 }
 
+struct inflight {
+	int fds[2];
+	int tid;	/* the reader's, once it runs */
+	bool go;	/* the reader may read */
+	int err;
+};
+
+/* One read of the pipe that returns at once, one that waits in pipe_read(). */
+static void *inflight_reader(void *arg)
+{
+	struct inflight *in = arg;
+	char c;
+
+	__atomic_store_n(&in->tid, (int)syscall(__NR_gettid), __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&in->go, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	if (read(in->fds[0], &c, 1) != 1 || read(in->fds[0], &c, 1) != 1)
+		in->err = errno ? -errno : -EIO;
+	return NULL;
+}
+
+/* Task @tid's state in /proc: 'S' while it sleeps; 0 if unknown. */
+static char task_state(int tid)
+{
+	char path[64], buf[512], *p;
+	int fd, n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/*
+ * A task is inside a function when the fexit.multi link on it goes: on
+ * its way out it must not run the program, whose link is gone. The image
+ * it entered jumps over its fexit programs once let go
+ * (bpf_tramp_images_put(): one batch for all the images a detach lets go).
+ */
+static void test_inflight_detach(void)
+{
+	struct inflight in = { .fds = { -1, -1 } };
+	struct bpf_link *link = NULL;
+	struct tracing_multi *skel;
+	bool started = false;
+	pthread_t thread;
+	int i;
+
+	skel = tracing_multi__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+		return;
+	if (!ASSERT_OK(pipe(in.fds), "pipe"))
+		goto out;
+	link = bpf_program__attach(skel->progs.inflight_exit);
+	if (!ASSERT_OK_PTR(link, "attach fexit.multi/pipe_read"))
+		goto out;
+	if (!ASSERT_EQ(write(in.fds[1], "a", 1), 1, "write"))
+		goto out;
+	if (!ASSERT_OK(pthread_create(&thread, NULL, inflight_reader, &in), "pthread_create"))
+		goto out;
+	started = true;
+	while (!__atomic_load_n(&in.tid, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	skel->bss->inflight_tid = in.tid;
+	__atomic_store_n(&in.go, true, __ATOMIC_RELEASE);
+	/* the first read returned through the program, the second waits */
+	for (i = 0; i < 5000; i++) {
+		if (skel->bss->inflight_exits == 1 && task_state(in.tid) == 'S')
+			break;
+		usleep(1000);
+	}
+	if (!ASSERT_EQ(skel->bss->inflight_exits, 1, "exits seen while attached") ||
+	    !ASSERT_EQ(task_state(in.tid), 'S', "reader waits in pipe_read()"))
+		goto out;
+	bpf_link__destroy(link);
+	link = NULL;
+	ASSERT_EQ(write(in.fds[1], "b", 1), 1, "write");
+	pthread_join(thread, NULL);
+	started = false;
+	ASSERT_OK(in.err, "reads");
+	ASSERT_EQ(skel->bss->inflight_exits, 1, "exit after the detach skips the program");
+out:
+	if (started) {
+		bpf_link__destroy(link);
+		link = NULL;
+		if (write(in.fds[1], "cc", 2) < 0)
+			perror("write");
+		pthread_join(thread, NULL);
+	}
+	bpf_link__destroy(link);
+	if (in.fds[0] >= 0) {
+		close(in.fds[0]);
+		close(in.fds[1]);
+	}
+	tracing_multi__destroy(skel);
+}
+
 void test_tracing_multi(void)
 {
 	if (test__start_subtest("skel_pattern"))
@@ -1611,5 +1715,7 @@ void test_tracing_multi(void)
 		test_fsession_mixed();
 	if (test__start_subtest("fsession_module"))
 		test_fsession_module();
+	if (test__start_subtest("inflight_detach"))
+		test_inflight_detach();
 	RUN_TESTS(verifier_tracing_args);
 }

@@ -86,6 +86,18 @@ int fexit_all(void *ctx)
 	return 0;
 }
 
+/* Returns from pipe_read() of the task test_inflight_detach() watches. */
+int inflight_tid;
+__u64 inflight_exits;
+
+SEC("fexit.multi/pipe_read")
+int inflight_exit(void *ctx)
+{
+	if ((__u32)bpf_get_current_pid_tgid() == inflight_tid)
+		inflight_exits++;
+	return 0;
+}
+
 /* Attached by the test with ids and cookies. */
 SEC("fentry.multi")
 int fentry_cookie(void *ctx)
