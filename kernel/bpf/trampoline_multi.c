@@ -694,12 +694,30 @@ static void shared_plan_clear(struct bpf_tramp_shared *s)
 	s->touched = false;
 }
 
-static void shared_free(struct bpf_tramp_shared *s, bool used)
+/*
+ * Images a commit lets go, put together by bpf_tramp_images_put(); one at
+ * a time without memory for @ims (NULL).
+ */
+struct multi_image_puts {
+	struct bpf_tramp_image **ims;
+	u32 n;
+};
+
+static void multi_image_put(struct multi_image_puts *b, struct bpf_tramp_image *im)
+{
+	if (b && b->ims)
+		b->ims[b->n++] = im;
+	else
+		bpf_tramp_image_put(im);
+}
+
+/* Free @s; its image, if @used, goes to @puts (NULL: now). */
+static void shared_free(struct bpf_tramp_shared *s, bool used, struct multi_image_puts *puts)
 {
 	list_del(&s->list);
 	hash_del(&s->hnode);
 	if (used)
-		bpf_tramp_image_put(s->im);
+		multi_image_put(puts, s->im);
 	else
 		bpf_tramp_image_free(s->im);
 	kfree(s->links);
@@ -709,8 +727,8 @@ static void shared_free(struct bpf_tramp_shared *s, bool used)
 /* Functions with multi links and their own image, for debugfs. */
 static LIST_HEAD(tramp_own_list);
 
-/* Record @p's new route once ftrace switched to it. */
-static void plan_commit(struct multi_plan *p)
+/* Record @p's new route once ftrace switched to it; the image left goes to @puts. */
+static void plan_commit(struct multi_plan *p, struct multi_image_puts *puts)
 {
 	struct bpf_trampoline *tr = p->tr;
 
@@ -724,7 +742,7 @@ static void plan_commit(struct multi_plan *p)
 		p->next->nr_funcs++;
 	}
 	if (tr->cur_image)
-		bpf_tramp_image_put(tr->cur_image);
+		multi_image_put(puts, tr->cur_image);
 	tr->cur_image = p->own_im;
 	if (p->own_ops) {
 		/* tr->fops was unregistered (or never registered) */
@@ -774,6 +792,7 @@ static int plans_modify(struct multi_plan *plans, u32 nr, bool undo, bool lock_d
 static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mutex)
 {
 	struct ftrace_direct_change c = {};
+	struct multi_image_puts puts = {};
 	struct ftrace_ops **ops = NULL;
 	struct bpf_tramp_shared *s, *tmp;
 	u32 i, ntouched = 0;
@@ -848,9 +867,14 @@ static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mu
 	inflight_plans = NULL;
 	inflight_nr = 0;
 
-	/* Done: record the new routes, free what is no longer used. */
+	/*
+	 * Done: record the new routes, free what is no longer used. The
+	 * images let go are put together: at most one per plan and one per
+	 * image touched.
+	 */
+	puts.ims = kvmalloc_array(nr + ntouched, sizeof(*puts.ims), GFP_KERNEL | __GFP_NOWARN);
 	for (i = 0; i < nr; i++) {
-		plan_commit(&plans[i]);
+		plan_commit(&plans[i], &puts);
 		cond_resched();
 	}
 	list_for_each_entry_safe(s, tmp, &tramp_touched_list, touched_node) {
@@ -863,8 +887,10 @@ static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mu
 		s->fresh = false;
 		shared_plan_clear(s);
 		if (!s->nr_funcs)
-			shared_free(s, true);
+			shared_free(s, true, &puts);
 	}
+	bpf_tramp_images_put(puts.ims, puts.n);
+	kvfree(puts.ims);
 	goto out;
 
 out_modify:
@@ -897,7 +923,7 @@ out_plan:
 		s->new_ops = NULL;
 		shared_plan_clear(s);
 		if (s->fresh)
-			shared_free(s, published);
+			shared_free(s, published, NULL);
 	}
 out:
 	tramp_touched_cnt = 0;
