@@ -113,20 +113,22 @@ for path in logs:
                 put(d, "sets: attach max (ms)", float(m.group(8)))
                 put(d, "sets: detach all (s)", float(m.group(9)))
                 continue
-            m = re.match(r"BENCH ibt: functions (\d+), own images; fexit.multi attach ([\d.]+) s "
-                         r"detach ([\d.]+) s; (.*)", line)
+            m = re.match(r"BENCH ibt: functions (\d+), images (\d+) shared (\d+) own; "
+                         r"fexit.multi attach ([\d.]+) s detach ([\d.]+) s; (.*)", line)
             if m:
-                put(d, "ibt: functions, own images", int(m.group(1)))
-                put(d, "ibt: fexit.multi attach (s)", float(m.group(2)))
-                put(d, "ibt: fexit.multi detach (s)", float(m.group(3)))
-                k = re.match(r"kprobe.multi attach ([\d.]+) s detach ([\d.]+) s", m.group(4))
+                put(d, "ibt: functions", int(m.group(1)))
+                put(d, "ibt: shared images", int(m.group(2)))
+                put(d, "ibt: own images", int(m.group(3)))
+                put(d, "ibt: fexit.multi attach (s)", float(m.group(4)))
+                put(d, "ibt: fexit.multi detach (s)", float(m.group(5)))
+                k = re.match(r"kprobe.multi attach ([\d.]+) s detach ([\d.]+) s", m.group(6))
                 if k:
                     put(d, "ibt: kprobe.multi attach (s)", float(k.group(1)))
                     put(d, "ibt: kprobe.multi detach (s)", float(k.group(2)))
                     put(d, "ibt: attach fexit.multi/kprobe.multi",
-                        float(m.group(2)) / float(k.group(1)))
+                        float(m.group(4)) / float(k.group(1)))
                     put(d, "ibt: detach fexit.multi/kprobe.multi",
-                        float(m.group(3)) / float(k.group(2)))
+                        float(m.group(5)) / float(k.group(2)))
                 continue
             m = re.match(r"BENCH trig-([\w-]+): ([\d.]+) M/s", line)
             if m:
@@ -148,6 +150,8 @@ for path in logs:
         put(d, "ordinary arg-btf +ns/call over fentry",
             1e3 / rates["fentry-arg-btf"] - 1e3 / rates["fentry"])
     for a, b in (("fentry-multi", "fentry"), ("fexit-multi", "fexit"),
+                 ("fexit-multi-by-return", "fexit"),
+                 ("fexit-multi-by-return", "fexit-multi"),
                  ("fmodret-multi", "fmodret"), ("fsession-multi", "fsession"),
                  ("fsession", "fexit"), ("kprobe-multi", "fentry-multi"),
                  ("kprobe", "fentry")):

@@ -163,22 +163,10 @@ static struct bpf_trampoline *modifying_tr;
 static unsigned long self_flagged;
 
 /*
- * Debug switch, <debugfs>/bpf_multi_no_shared_call_orig: take an IBT host's
- * decisions on any host, so that tests under emulators without IBT run
- * them: functions whose multi links call the original get their own image.
- */
-static bool no_shared_call_orig;
-
-/*
  * Debug switch, <debugfs>/bpf_multi_tidy_hold: while set, multi_tidy()
  * leaves stale functions where they are, so that tests can look at them.
  */
 static bool tidy_hold;
-
-static bool shared_call_orig(void)
-{
-	return bpf_jit_supports_shared_call_orig() && !READ_ONCE(no_shared_call_orig);
-}
 
 static enum bpf_tramp_prog_type multi_kind(enum bpf_attach_type type)
 {
@@ -253,17 +241,6 @@ static u32 tr_links(struct bpf_trampoline *tr, struct bpf_tracing_multi_link **l
 		links[n++] = f->link;
 	sort(links, n, sizeof(*links), cmp_ptr, NULL);
 	return n;
-}
-
-/* Whether one of @links needs the original function called (fexit, fmod_ret). */
-static bool links_call_orig(struct bpf_tracing_multi_link **links, u32 n)
-{
-	u32 i;
-
-	for (i = 0; i < n; i++)
-		if (links[i]->attach_type != BPF_TRACE_FENTRY_MULTI)
-			return true;
-	return false;
 }
 
 /*
@@ -609,8 +586,7 @@ static int plan_one(struct multi_plan *p)
 			tr->flags &= ~BPF_TRAMP_F_SHARE_IPMODIFY;
 	}
 	n = tr_links(tr, links);
-	if (tr_ordinary_cnt(tr) || (n && tr_ipmodify(tr)) ||
-	    (links_call_orig(links, n) && !shared_call_orig()))
+	if (tr_ordinary_cnt(tr) || (n && tr_ipmodify(tr)))
 		return plan_own(p);
 	if (!n)
 		return 0;
@@ -700,12 +676,12 @@ static void shared_plan_clear(struct bpf_tramp_shared *s)
  */
 struct multi_image_puts {
 	struct bpf_tramp_image **ims;
-	u32 n;
+	u32 n, cap;
 };
 
 static void multi_image_put(struct multi_image_puts *b, struct bpf_tramp_image *im)
 {
-	if (b && b->ims)
+	if (b && b->ims && !WARN_ON_ONCE(b->n >= b->cap))
 		b->ims[b->n++] = im;
 	else
 		bpf_tramp_image_put(im);
@@ -872,7 +848,8 @@ static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mu
 	 * images let go are put together: at most one per plan and one per
 	 * image touched.
 	 */
-	puts.ims = kvmalloc_array(nr + ntouched, sizeof(*puts.ims), GFP_KERNEL | __GFP_NOWARN);
+	puts.cap = nr + ntouched;
+	puts.ims = kvmalloc_array(puts.cap, sizeof(*puts.ims), GFP_KERNEL | __GFP_NOWARN);
 	for (i = 0; i < nr; i++) {
 		plan_commit(&plans[i], &puts);
 		cond_resched();
@@ -1859,7 +1836,6 @@ DEFINE_SHOW_ATTRIBUTE(multi_tramps);
 static int __init tramp_multi_debugfs_init(void)
 {
 	debugfs_create_file("bpf_multi_trampolines", 0400, NULL, NULL, &multi_tramps_fops);
-	debugfs_create_bool("bpf_multi_no_shared_call_orig", 0600, NULL, &no_shared_call_orig);
 	debugfs_create_bool("bpf_multi_tidy_hold", 0600, NULL, &tidy_hold);
 	return 0;
 }

@@ -353,25 +353,6 @@ static void test_errors(void)
 	tracing_multi__destroy(skel);
 }
 
-/* Trampolines listed in debugfs: shared images and own (per-function) ones. */
-static int count_multi_tramps(int *shared, int *own)
-{
-	FILE *f = fopen("/sys/kernel/debug/bpf_multi_trampolines", "r");
-	char line[256];
-
-	*shared = *own = 0;
-	if (!ASSERT_OK_PTR(f, "open bpf_multi_trampolines"))
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "shared ", 7) == 0)
-			(*shared)++;
-		else if (strncmp(line, "own ", 4) == 0)
-			(*own)++;
-	}
-	fclose(f);
-	return 0;
-}
-
 /* bpf_fentry_test1 (a, 1 arg), test7 and test9 (b, c: 1 arg), test2 (d: 2
  * args), test3 (e: 3 args): their index in the skeleton's hit arrays.
  */
@@ -1385,12 +1366,9 @@ static void test_fsession_mixed(void)
 	check_session_multi(skel, 1, acookies, "with fentry/fexit/fsession");
 	check_session_ordinary(skel, 1, false, "with fsession.multi");
 	check_mix_ordinary(skel, "with fsession.multi");
-	/* test1 and test2 run ordinary programs: images of their own (all
-	 * nine where fsession.multi functions cannot share)
-	 */
+	/* test1 and test2 run ordinary programs: images of their own */
 	if (!count_multi_tramps(&shared, &own))
-		ASSERT_EQ(own, tracing_multi_shared_call_orig() ? 2 : NR_FUNCS,
-			  "own images with ordinary programs");
+		ASSERT_EQ(own, 2, "own images with ordinary programs");
 
 	/* 2: the ordinary programs go, fsession.multi alone again */
 	bpf_link__destroy(skel->links.mix_entry);
@@ -1407,7 +1385,7 @@ static void test_fsession_mixed(void)
 	ASSERT_EQ(skel->bss->mix_entry_hits, 0, "fentry detached");
 	ASSERT_EQ(skel->bss->fs1_hits[0], 0, "fsession detached");
 	if (!count_multi_tramps(&shared, &own))
-		ASSERT_EQ(own, tracing_multi_shared_call_orig() ? 0 : NR_FUNCS, "no own images");
+		ASSERT_EQ(own, 0, "no own images");
 
 	/* 3: fentry.multi and fexit.multi on the same functions */
 	me = attach_ids(skel->progs.mix_multi_entry, ids, NR_FUNCS);

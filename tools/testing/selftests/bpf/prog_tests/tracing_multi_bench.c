@@ -5,8 +5,8 @@
  *   it can take, then kprobe.multi on the same functions;
  * - tracing_multi_bench_trigger: calls per second of a function with
  *   nothing, fentry, fentry.multi, fexit, fexit.multi, kprobe, kprobe.multi,
- *   fmod_ret or fmod_ret.multi on it
- *   (like selftests' bench trig-*);
+ *   fmod_ret or fmod_ret.multi on it (like selftests' bench trig-*), and
+ *   on x86 fexit.multi calling the function as where IBT is enforced;
  * - tracing_multi_bench_ordinary: an ordinary fentry's attach and detach
  *   time, with and without multi links elsewhere;
  * - tracing_multi_bench_memory: the memory one fentry.multi link on every
@@ -431,7 +431,8 @@ enum {
 	TRIG_BASE, TRIG_FENTRY, TRIG_FENTRY_MULTI, TRIG_FEXIT, TRIG_FEXIT_MULTI,
 	TRIG_KPROBE, TRIG_KPROBE_MULTI, TRIG_BASE_KFUNC, TRIG_FMODRET,
 	TRIG_FMODRET_MULTI, TRIG_FSESSION, TRIG_FSESSION_MULTI, TRIG_FENTRY_MULTI_COOKIE,
-	TRIG_FENTRY_MULTI_ARG_BTF, TRIG_FENTRY_MULTI_ARG_FIND, TRIG_FENTRY_ARG_BTF, NR_TRIG
+	TRIG_FENTRY_MULTI_ARG_BTF, TRIG_FENTRY_MULTI_ARG_FIND, TRIG_FENTRY_ARG_BTF,
+	TRIG_FEXIT_MULTI_BY_RETURN, NR_TRIG
 };
 
 static void print_ratio(const char *what, double a, double b, bool last)
@@ -456,6 +457,7 @@ void serial_test_tracing_multi_bench_trigger(void)
 		const char *name;
 		struct bpf_program *prog;
 		bool kfunc_driver;
+		bool by_return;		/* see CALL_BY_RETURN_KNOB */
 		double rate;
 	} runs[NR_TRIG] = {};
 	struct bpf_program *driver;
@@ -489,6 +491,11 @@ void serial_test_tracing_multi_bench_trigger(void)
 	runs[TRIG_FENTRY_MULTI_ARG_FIND].prog = skel->progs.trig_fentry_multi_arg_find;
 	runs[TRIG_FENTRY_ARG_BTF].name = "fentry-arg-btf";
 	runs[TRIG_FENTRY_ARG_BTF].prog = skel->progs.trig_fentry_arg_btf;
+#ifdef __x86_64__	/* arm64's trampolines always call by return */
+	runs[TRIG_FEXIT_MULTI_BY_RETURN].name = "fexit-multi-by-return";
+	runs[TRIG_FEXIT_MULTI_BY_RETURN].prog = skel->progs.trig_fexit_multi;
+	runs[TRIG_FEXIT_MULTI_BY_RETURN].by_return = true;
+#endif
 	for (i = 0; i < NR_TRIG; i++)
 		if (runs[i].prog)
 			bpf_program__set_autoload(runs[i].prog, true);
@@ -499,6 +506,9 @@ void serial_test_tracing_multi_bench_trigger(void)
 		const char *target = runs[i].kfunc_driver ? kfunc : func;
 
 		link = NULL;
+		if (runs[i].by_return &&
+		    !ASSERT_OK(write_file(CALL_BY_RETURN_KNOB, "Y"), "set " CALL_BY_RETURN_KNOB))
+			goto out;
 		if (prog == skel->progs.trig_fentry_multi ||
 		    prog == skel->progs.trig_fentry_multi_cookie ||
 		    prog == skel->progs.trig_fentry_multi_arg_btf ||
@@ -511,6 +521,8 @@ void serial_test_tracing_multi_bench_trigger(void)
 			link = bpf_program__attach_kprobe_multi_opts(prog, target, NULL);
 		else if (prog)
 			link = bpf_program__attach(prog);
+		if (runs[i].by_return)
+			write_file(CALL_BY_RETURN_KNOB, "N");
 		if (prog == skel->progs.trig_kprobe_multi &&
 		    libbpf_get_error(link) == -EOPNOTSUPP) {
 			printf("BENCH trig-kprobe-multi: n/a (no kprobe.multi here)\n");
@@ -534,6 +546,9 @@ void serial_test_tracing_multi_bench_trigger(void)
 	printf("BENCH ");
 	print_ratio("fentry-multi/fentry", runs[TRIG_FENTRY_MULTI].rate, runs[TRIG_FENTRY].rate, 0);
 	print_ratio("fexit-multi/fexit", runs[TRIG_FEXIT_MULTI].rate, runs[TRIG_FEXIT].rate, 0);
+	if (runs[TRIG_FEXIT_MULTI_BY_RETURN].rate)
+		print_ratio("fexit-multi-by-return/fexit", runs[TRIG_FEXIT_MULTI_BY_RETURN].rate,
+			    runs[TRIG_FEXIT].rate, 0);
 	print_ratio("fmodret-multi/fmodret", runs[TRIG_FMODRET_MULTI].rate,
 		    runs[TRIG_FMODRET].rate, 0);
 	print_ratio("fsession-multi/fsession", runs[TRIG_FSESSION_MULTI].rate,

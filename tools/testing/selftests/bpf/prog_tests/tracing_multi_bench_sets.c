@@ -8,10 +8,10 @@
  * images they make and the attach time of the first and the last link
  * (without the test kernels' check of every freed image, see below).
  *
- * tracing_multi_bench_ibt: an IBT host's decisions (debugfs
- * bpf_multi_no_shared_call_orig): fexit.multi on every function it takes,
- * each function on an image and ftrace_ops of its own; attach and detach
- * time against kprobe.multi on the same functions.
+ * tracing_multi_bench_ibt: fexit.multi on every function it takes, its
+ * images calling the functions as where IBT is enforced (debugfs
+ * bpf_tramp_call_by_return); attach and detach time against kprobe.multi
+ * on the same functions, and the images made.
  *
  * tracing_multi_bench_beside_all: an ordinary fentry program attached to
  * one function and detached, alone and beside one fentry.multi link on
@@ -260,21 +260,6 @@ out:
 	tracing_multi_bench_sets__destroy(skel);
 }
 
-#define IBT_KNOB "/sys/kernel/debug/bpf_multi_no_shared_call_orig"
-
-static int write_str(const char *path, const char *val)
-{
-	FILE *f = fopen(path, "w");
-	int err;
-
-	if (!f)
-		return -errno;
-	err = fputs(val, f) < 0 ? -EIO : 0;
-	if (fclose(f))
-		err = -errno;
-	return err;
-}
-
 void serial_test_tracing_multi_bench_ibt(void)
 {
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, kopts);
@@ -285,10 +270,10 @@ void serial_test_tracing_multi_bench_ibt(void)
 	char **names = NULL;
 	__u32 *ids = NULL;
 	char verify = 0;
+	int kerr, shared, own;
 	size_t cnt;
-	int kerr;
 
-	/* IBT is x86's: arm64 shares images that call the original */
+	/* IBT is x86's: arm64's trampolines always call by return */
 #ifndef __x86_64__
 	test__skip();
 	return;
@@ -300,7 +285,7 @@ void serial_test_tracing_multi_bench_ibt(void)
 	bpf_program__set_autoload(skel->progs.sets_kprobe, true);
 	if (!ASSERT_OK(tracing_multi_bench_sets__load(skel), "load"))
 		goto out;
-	if (!ASSERT_OK(write_str(IBT_KNOB, "Y"), "IBT decisions"))
+	if (!ASSERT_OK(write_file(CALL_BY_RETURN_KNOB, "Y"), "IBT's call by return"))
 		goto out;
 	verify = direct_verify_off();
 	if (takeable_funcs(skel->progs.sets_fexit, &ids, &names, &cnt))
@@ -313,6 +298,7 @@ void serial_test_tracing_multi_bench_ibt(void)
 	t1 = now_s();
 	if (!ASSERT_OK_PTR(link, "fexit.multi attach"))
 		goto out_knob;
+	count_multi_tramps(&shared, &own);
 	tracing_multi_settle();
 	t1b = now_s();
 	bpf_link__destroy(link);
@@ -329,14 +315,14 @@ void serial_test_tracing_multi_bench_ibt(void)
 	k1b = now_s();
 	bpf_link__destroy(link);
 	k2 = now_s();
-	printf("BENCH ibt: functions %zu, own images; fexit.multi attach %.3f s detach %.3f s; ",
-	       cnt, t1 - t0, t2 - t1b);
+	printf("BENCH ibt: functions %zu, images %d shared %d own; "
+	       "fexit.multi attach %.3f s detach %.3f s; ", cnt, shared, own, t1 - t0, t2 - t1b);
 	if (kerr)
 		printf("kprobe.multi n/a (%d)\n", kerr);
 	else
 		printf("kprobe.multi attach %.3f s detach %.3f s\n", k1 - k0, k2 - k1b);
 out_knob:
-	write_str(IBT_KNOB, "N");
+	write_file(CALL_BY_RETURN_KNOB, "N");
 	direct_verify_restore(verify);
 out:
 	free(ids);

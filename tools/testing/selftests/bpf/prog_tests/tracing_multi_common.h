@@ -33,36 +33,23 @@ static inline int fentry_test_ids(__u32 *ids)
 	return 0;
 }
 
-/* Does the CPU enforce IBT (the kernel then takes IBT decisions itself)? */
-static inline bool tracing_multi_host_ibt(void)
+/* Shared and own images, as <debugfs>/bpf_multi_trampolines lists them. */
+static inline int count_multi_tramps(int *shared, int *own)
 {
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	char line[4096];
-	bool ibt = false;
+	FILE *f = fopen("/sys/kernel/debug/bpf_multi_trampolines", "r");
+	char line[256];
 
-	if (!f)
-		return false;
-	while (!ibt && fgets(line, sizeof(line), f))
-		ibt = !strncmp(line, "flags", 5) && strstr(line, " ibt");
-	fclose(f);
-	return ibt;
-}
-
-/* Do functions whose multi links call the original function share images?
- * Not with IBT enforced, nor while tracing_multi_ibt_mode takes those
- * decisions (<debugfs>/bpf_multi_no_shared_call_orig, a bool: Y or N):
- * they get their own.
- */
-static inline bool tracing_multi_shared_call_orig(void)
-{
-	FILE *f = fopen("/sys/kernel/debug/bpf_multi_no_shared_call_orig", "r");
-	bool knob = false;
-
-	if (f) {
-		knob = fgetc(f) == 'Y';
-		fclose(f);
+	*shared = *own = 0;
+	if (!ASSERT_OK_PTR(f, "open bpf_multi_trampolines"))
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "shared ", 7) == 0)
+			(*shared)++;
+		else if (strncmp(line, "own ", 4) == 0)
+			(*own)++;
 	}
-	return !knob && !tracing_multi_host_ibt();
+	fclose(f);
+	return 0;
 }
 
 /* BPF_PROG_TEST_RUN of a tracing program calls bpf_fentry_test1..9. */
@@ -80,6 +67,14 @@ size_t tracing_multi_drop_refused(struct bpf_program *prog, __u32 *ids, char **n
 				  size_t lo, size_t hi, bool *refused);
 void tracing_multi_mark(const char *fmt, ...);
 void tracing_multi_settle(void);
+/* tracing_multi_hardening.c: its live patch subtest */
+void tracing_multi_test_livepatch(void);
+
+/*
+ * Debug switch (Y or N): trampolines call the traced function by returning
+ * into it, as the x86 JIT does where IBT is enforced (BPF_TRAMP_F_CALL_BY_RETURN).
+ */
+#define CALL_BY_RETURN_KNOB "/sys/kernel/debug/bpf_tramp_call_by_return"
 
 /* Fault injection and debug switches the hardening tests share. */
 static inline int write_file(const char *path, const char *val)

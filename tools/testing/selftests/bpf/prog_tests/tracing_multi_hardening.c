@@ -500,7 +500,7 @@ static int lp_attach_both(struct lp_state *st, const char *what)
  * under them: the patched body runs, and programs see the function's IP,
  * cookie and (fexit) the patched return value.
  */
-static void test_livepatch(void)
+void tracing_multi_test_livepatch(void)
 {
 	struct lp_state st = { .entry_fd = -1, .exit_fd = -1, .btf_fd = -1 };
 	struct btf *vmlinux = NULL, *btf = NULL;
@@ -866,7 +866,7 @@ void test_tracing_multi_hardening(void)
 	if (test__start_subtest("unprivileged_close"))
 		test_unprivileged_close();
 	if (test__start_subtest("livepatch"))
-		test_livepatch();
+		tracing_multi_test_livepatch();
 	if (test__start_subtest("livepatch_stale"))
 		test_livepatch_stale();
 }

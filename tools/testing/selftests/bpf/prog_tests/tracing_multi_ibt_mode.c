@@ -1,76 +1,156 @@
 // SPDX-License-Identifier: GPL-2.0
-/* tracing_multi again, with the kernel taking an IBT host's decisions
- * (<debugfs>/bpf_multi_no_shared_call_orig): functions whose multi links
- * call the original function (fexit.multi, fmod_ret.multi) get their own
- * images, as on x86 hosts with IBT enabled, which QEMU TCG does not emulate.
+/*
+ * tracing_multi again, with trampolines calling the traced function as on
+ * an x86 host with IBT enforced, which QEMU TCG does not emulate: by
+ * returning into its body (<debugfs>/bpf_tramp_call_by_return), which has
+ * no ENDBR for an indirect call. fexit.multi and fmod_ret.multi functions
+ * share images all the same; the images hold the return-based call (read
+ * back from kernel text), and the live patch subtest runs its own images
+ * (BPF_TRAMP_F_ORIG_STACK) that way too.
  */
 #include <test_progs.h>
 #include "tracing_multi.skel.h"
+#include "tracing_multi_text.skel.h"
 #include "tracing_multi_common.h"
-
-#define KNOB "/sys/kernel/debug/bpf_multi_no_shared_call_orig"
 
 void test_tracing_multi(void);
 
-static int knob_set(const char *val)
+#if defined(__x86_64__)
+/* call 1f; int3; 1: mov %rbx, (%rsp): the x86 JIT's emit_call_by_return() */
+static const __u8 by_return[] = { 0xe8, 0x01, 0x00, 0x00, 0x00, 0xcc, 0x48, 0x89, 0x1c, 0x24 };
+#elif defined(__aarch64__)
+/* adr x30, #8; ret x10: arm64's trampolines always call by return */
+static const __u8 by_return[] = { 0x5e, 0x00, 0x00, 0x10, 0x40, 0x01, 0x5f, 0xd6 };
+#define ALWAYS_BY_RETURN
+#endif
+
+/* Does the JIT call by return without the switch: with IBT enforced, or on arm64? */
+static bool host_calls_by_return(void)
 {
-	int fd = open(KNOB, O_WRONLY), err = 0;
+	FILE *f;
+	char line[4096];
+	bool ibt = false;
 
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, 1) != 1)
-		err = -errno;
-	close(fd);
-	return err;
-}
-
-static void count_tramps(int *shared, int *own)
-{
-	FILE *f = fopen("/sys/kernel/debug/bpf_multi_trampolines", "r");
-	char line[256];
-
-	*shared = *own = 0;
-	if (!ASSERT_OK_PTR(f, "open bpf_multi_trampolines"))
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		*shared += !strncmp(line, "shared ", 7);
-		*own += !strncmp(line, "own ", 4);
-	}
+#ifdef ALWAYS_BY_RETURN
+	return true;
+#endif
+	f = fopen("/proc/cpuinfo", "r");
+	if (!f)
+		return false;
+	while (!ibt && fgets(line, sizeof(line), f))
+		ibt = !strncmp(line, "flags", 5) && strstr(line, " ibt");
 	fclose(f);
+	return ibt;
 }
 
-/* fexit.multi on bpf_fentry_test1..9: shared images, or one each. */
-static void check_mode(bool ibt)
+/* The address of the ksym @name, or 0. */
+static __u64 ksym_addr(const char *name)
 {
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char sym[256], line[512];
+	unsigned long long addr;
+	__u64 found = 0;
+
+	if (!ASSERT_OK_PTR(f, "open /proc/kallsyms"))
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %*c %255s", &addr, sym) == 2 && !strcmp(sym, name))
+			found = addr;
+	fclose(f);
+	return found;
+}
+
+/* Does the shared image @id hold the return-based call? 1, 0, or -1 (error). */
+static int image_calls_by_return(struct tracing_multi_text *text, unsigned long long id)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, topts);
+	char name[64];
+	size_t i;
+
+	/* shared images' ksyms: bpf_trampoline_<id with bit 63 set> */
+	snprintf(name, sizeof(name), "bpf_trampoline_%llu", id | (1ULL << 63));
+	text->bss->text_addr = ksym_addr(name);
+	if (!ASSERT_NEQ(text->bss->text_addr, 0, name))
+		return -1;
+	/* an image is far shorter; read less at the end of its pack */
+	for (text->bss->text_len = sizeof(text->bss->text); text->bss->text_len >= 256;
+	     text->bss->text_len /= 2) {
+		if (!ASSERT_OK(bpf_prog_test_run_opts(bpf_program__fd(text->progs.read_text),
+						      &topts), "read_text"))
+			return -1;
+		if (!text->bss->text_err)
+			break;
+	}
+	if (!ASSERT_OK(text->bss->text_err, "read image text"))
+		return -1;
+	for (i = 0; i + sizeof(by_return) <= text->bss->text_len; i++)
+		if (!memcmp(text->bss->text + i, by_return, sizeof(by_return)))
+			return 1;
+	return 0;
+}
+
+/*
+ * fexit.multi on bpf_fentry_test1..9: shared images, none of their own;
+ * each calls its functions by return or not, as @by_return says.
+ */
+static void check_mode(bool by_return)
+{
+	struct tracing_multi_text *text = NULL;
 	struct tracing_multi *skel;
+	unsigned long long id;
+	int shared, own, n = 0, ret, i;
 	struct bpf_link *link;
-	int shared, own;
+	char line[256];
+	FILE *f;
 
 	skel = tracing_multi__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "open_and_load"))
 		return;
+	text = tracing_multi_text__open_and_load();
+	if (!ASSERT_OK_PTR(text, "open_and_load text"))
+		goto out;
 	link = bpf_program__attach(skel->progs.fexit_all);
 	if (!ASSERT_OK_PTR(link, "attach fexit_all"))
 		goto out;
-	count_tramps(&shared, &own);
-	if (ibt) {
-		ASSERT_EQ(shared, 0, "ibt mode: shared images");
-		ASSERT_EQ(own, 9, "ibt mode: own images");
-	} else {
+	if (!count_multi_tramps(&shared, &own)) {
 		ASSERT_GT(shared, 0, "shared images");
 		ASSERT_EQ(own, 0, "own images");
 	}
+	f = fopen("/sys/kernel/debug/bpf_multi_trampolines", "r");
+	if (ASSERT_OK_PTR(f, "open bpf_multi_trampolines")) {
+		while (fgets(line, sizeof(line), f)) {
+			if (sscanf(line, "shared %llu", &id) != 1)
+				continue;
+			ret = image_calls_by_return(text, id);
+			if (ret < 0)
+				break;
+			ASSERT_EQ(ret, by_return, "image calls the function by return");
+			n++;
+		}
+		fclose(f);
+		ASSERT_EQ(n, shared, "images read");
+	}
+	/* the functions run and return their values through the images */
+	test_run(skel->progs.fexit_all);
+	for (i = 1; i <= NR_FUNCS; i++)
+		ASSERT_EQ(skel->bss->fexit_hits[i], 1, "fexit_hits");
+	ASSERT_EQ(skel->bss->bad, 0, "bad");
 	bpf_link__destroy(link);
 out:
+	tracing_multi_text__destroy(text);
 	tracing_multi__destroy(skel);
 }
 
 void test_tracing_multi_ibt_mode(void)
 {
-	if (!ASSERT_OK(knob_set("1"), "set " KNOB))
+	if (!ASSERT_OK(write_file(CALL_BY_RETURN_KNOB, "Y"), "set " CALL_BY_RETURN_KNOB))
 		return;
-	check_mode(true);
+	if (test__start_subtest("images_by_return"))
+		check_mode(true);
 	test_tracing_multi();
-	ASSERT_OK(knob_set("0"), "clear " KNOB);
-	check_mode(tracing_multi_host_ibt());
+	if (test__start_subtest("livepatch_by_return"))
+		tracing_multi_test_livepatch();
+	ASSERT_OK(write_file(CALL_BY_RETURN_KNOB, "N"), "clear " CALL_BY_RETURN_KNOB);
+	if (test__start_subtest("images_as_the_host"))
+		check_mode(host_calls_by_return());
 }

@@ -8,7 +8,9 @@
  * show it: a traced call through a multi trampoline must leave calls and
  * returns as a traced call through an ordinary trampoline of the same
  * kind does (which calls the function directly, counted). An uncounted
- * call leaves one call fewer per traced call.
+ * call leaves one call fewer per traced call. The by_return subtest does
+ * it again with the trampolines calling the function as where IBT is
+ * enforced, by returning into it.
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -123,6 +125,16 @@ void test_tracing_multi_mitigations(void)
 		test_kind(skel->progs.mit_modret, "bpf_modify_return_test",
 			  &skel->bss->modret_runs, skel->progs.ord_modret,
 			  &skel->bss->ord_modret_runs, "fmod_ret.multi");
+	/* as an IBT host calls: by returning into the function */
+	if (test__start_subtest("by_return") &&
+	    ASSERT_OK(write_file(CALL_BY_RETURN_KNOB, "Y"), "set " CALL_BY_RETURN_KNOB)) {
+		test_kind(skel->progs.mit_exit, "bpf_fentry_test1", &skel->bss->exit_runs,
+			  skel->progs.ord_exit, &skel->bss->ord_exit_runs, "fexit.multi by return");
+		test_kind(skel->progs.mit_modret, "bpf_modify_return_test",
+			  &skel->bss->modret_runs, skel->progs.ord_modret,
+			  &skel->bss->ord_modret_runs, "fmod_ret.multi by return");
+		write_file(CALL_BY_RETURN_KNOB, "N");
+	}
 	tracing_multi_mitigations__destroy(skel);
 out:
 	CPU_ZERO(&cpus);
