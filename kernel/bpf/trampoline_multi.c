@@ -1816,8 +1816,9 @@ static int multi_tramps_show(struct seq_file *m, void *v)
 
 	mutex_lock(&tramp_multi_mutex);
 	list_for_each_entry(s, &tramp_shared_list, list) {
-		seq_printf(m, "shared %llu%s args=%u funcs=%u links=", s->id,
-			   s->dead ? " dead" : "", model_slots(&s->model), s->nr_funcs);
+		seq_printf(m, "shared %llu%s args=%u funcs=%u size=%d links=", s->id,
+			   s->dead ? " dead" : "", model_slots(&s->model), s->nr_funcs,
+			   s->im->size);
 		show_links(m, s->links, s->nr_links);
 		list_for_each_entry(tr, &s->funcs, shared_node)
 			seq_printf(m, "\t%ps\n", tr->func.addr);

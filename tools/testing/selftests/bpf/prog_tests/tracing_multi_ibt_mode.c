@@ -60,8 +60,9 @@ static __u64 ksym_addr(const char *name)
 	return found;
 }
 
-/* Does the shared image @id hold the return-based call? 1, 0, or -1 (error). */
-static int image_calls_by_return(struct tracing_multi_text *text, unsigned long long id)
+/* Does the shared image @id of @size bytes hold the return-based call? 1, 0, or -1 (error). */
+static int image_calls_by_return(struct tracing_multi_text *text, unsigned long long id,
+				 __u32 size)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, topts);
 	char name[64];
@@ -72,16 +73,13 @@ static int image_calls_by_return(struct tracing_multi_text *text, unsigned long 
 	text->bss->text_addr = ksym_addr(name);
 	if (!ASSERT_NEQ(text->bss->text_addr, 0, name))
 		return -1;
-	/* an image is far shorter; read less at the end of its pack */
-	for (text->bss->text_len = sizeof(text->bss->text); text->bss->text_len >= 256;
-	     text->bss->text_len /= 2) {
-		if (!ASSERT_OK(bpf_prog_test_run_opts(bpf_program__fd(text->progs.read_text),
-						      &topts), "read_text"))
-			return -1;
-		if (!text->bss->text_err)
-			break;
-	}
-	if (!ASSERT_OK(text->bss->text_err, "read image text"))
+	/* the image and nothing after it, where another image may be */
+	if (!ASSERT_LE(size, sizeof(text->bss->text), "image size"))
+		return -1;
+	text->bss->text_len = size;
+	if (!ASSERT_OK(bpf_prog_test_run_opts(bpf_program__fd(text->progs.read_text), &topts),
+		       "read_text") ||
+	    !ASSERT_OK(text->bss->text_err, "read image text"))
 		return -1;
 	for (i = 0; i + sizeof(by_return) <= text->bss->text_len; i++)
 		if (!memcmp(text->bss->text + i, by_return, sizeof(by_return)))
@@ -99,6 +97,7 @@ static void check_mode(bool by_return)
 	struct tracing_multi *skel;
 	unsigned long long id;
 	int shared, own, n = 0, ret, i;
+	__u32 size;
 	struct bpf_link *link;
 	char line[256];
 	FILE *f;
@@ -119,9 +118,9 @@ static void check_mode(bool by_return)
 	f = fopen("/sys/kernel/debug/bpf_multi_trampolines", "r");
 	if (ASSERT_OK_PTR(f, "open bpf_multi_trampolines")) {
 		while (fgets(line, sizeof(line), f)) {
-			if (sscanf(line, "shared %llu", &id) != 1)
+			if (sscanf(line, "shared %llu args=%*u funcs=%*u size=%u", &id, &size) != 2)
 				continue;
-			ret = image_calls_by_return(text, id);
+			ret = image_calls_by_return(text, id, size);
 			if (ret < 0)
 				break;
 			ASSERT_EQ(ret, by_return, "image calls the function by return");
@@ -141,7 +140,8 @@ out:
 	tracing_multi__destroy(skel);
 }
 
-void test_tracing_multi_ibt_mode(void)
+/* serial: the switch is global, and every shared image is checked */
+void serial_test_tracing_multi_ibt_mode(void)
 {
 	if (!ASSERT_OK(write_file(CALL_BY_RETURN_KNOB, "Y"), "set " CALL_BY_RETURN_KNOB))
 		return;

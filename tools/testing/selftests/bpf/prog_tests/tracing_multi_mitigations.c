@@ -99,7 +99,8 @@ static void test_kind(struct bpf_program *multi, const char *pattern, __u64 *mul
 	ASSERT_TRUE(m - o < 0.25 && o - m < 0.25, "multi counts calls as ordinary trampolines do");
 }
 
-void test_tracing_multi_mitigations(void)
+/* serial: it counts every call on CPU 0, and flips a global switch */
+void serial_test_tracing_multi_mitigations(void)
 {
 	struct tracing_multi_mitigations *skel;
 	cpu_set_t cpus;

@@ -5,7 +5,7 @@
 
 __u64 text_addr;
 __u32 text_len;
-__u8 text[1024];
+__u8 text[4096];
 long text_err;
 
 SEC("syscall")
