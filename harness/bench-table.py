@@ -130,6 +130,14 @@ for path in logs:
                     put(d, "ibt: detach fexit.multi/kprobe.multi",
                         float(m.group(5)) / float(k.group(2)))
                 continue
+            m = re.match(r"BENCH ibt-plain: fexit.multi attach ([\d.]+) s detach ([\d.]+) s; "
+                         r"fentry.multi attach ([\d.]+) s detach ([\d.]+) s", line)
+            if m:
+                put(d, "ibt: same, switch off: fexit.multi attach (s)", float(m.group(1)))
+                put(d, "ibt: same, switch off: fexit.multi detach (s)", float(m.group(2)))
+                put(d, "ibt: same functions: fentry.multi attach (s)", float(m.group(3)))
+                put(d, "ibt: same functions: fentry.multi detach (s)", float(m.group(4)))
+                continue
             m = re.match(r"BENCH trig-([\w-]+): ([\d.]+) M/s", line)
             if m:
                 rates[m.group(1)] = float(m.group(2))

@@ -260,12 +260,32 @@ out:
 	tracing_multi_bench_sets__destroy(skel);
 }
 
+/* Attach and detach time (s) of @prog on @opts's functions; -1 on error. */
+static int time_multi(struct bpf_program *prog, struct bpf_tracing_multi_opts *opts,
+		      double *attach, double *detach)
+{
+	struct bpf_link *link;
+	double t;
+
+	tracing_multi_settle();
+	t = now_s();
+	link = bpf_program__attach_tracing_multi(prog, NULL, opts);
+	*attach = now_s() - t;
+	if (!ASSERT_OK_PTR(link, bpf_program__name(prog)))
+		return -1;
+	tracing_multi_settle();
+	t = now_s();
+	bpf_link__destroy(link);
+	*detach = now_s() - t;
+	return 0;
+}
+
 void serial_test_tracing_multi_bench_ibt(void)
 {
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, kopts);
 	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
 	struct tracing_multi_bench_sets *skel;
-	double t0, t1, t1b, t2, k0, k1, k1b, k2;
+	double t0, t1, t1b, t2, k0, k1, k1b, k2, xa, xd, ea, ed;
 	struct bpf_link *link;
 	char **names = NULL;
 	__u32 *ids = NULL;
@@ -283,6 +303,7 @@ void serial_test_tracing_multi_bench_ibt(void)
 		return;
 	bpf_program__set_autoload(skel->progs.sets_fexit, true);
 	bpf_program__set_autoload(skel->progs.sets_kprobe, true);
+	bpf_program__set_autoload(skel->progs.sets_fentry, true);
 	if (!ASSERT_OK(tracing_multi_bench_sets__load(skel), "load"))
 		goto out;
 	if (!ASSERT_OK(write_file(CALL_BY_RETURN_KNOB, "Y"), "IBT's call by return"))
@@ -321,6 +342,13 @@ void serial_test_tracing_multi_bench_ibt(void)
 		printf("kprobe.multi n/a (%d)\n", kerr);
 	else
 		printf("kprobe.multi attach %.3f s detach %.3f s\n", k1 - k0, k2 - k1b);
+
+	/* the same functions without the switch, and with fentry.multi */
+	write_file(CALL_BY_RETURN_KNOB, "N");
+	if (!time_multi(skel->progs.sets_fexit, &opts, &xa, &xd) &&
+	    !time_multi(skel->progs.sets_fentry, &opts, &ea, &ed))
+		printf("BENCH ibt-plain: fexit.multi attach %.3f s detach %.3f s; "
+		       "fentry.multi attach %.3f s detach %.3f s\n", xa, xd, ea, ed);
 out_knob:
 	write_file(CALL_BY_RETURN_KNOB, "N");
 	direct_verify_restore(verify);
