@@ -568,8 +568,12 @@ out_im:
 	return err;
 }
 
-/* Where @p's function goes once the planned change is made. */
-static int plan_one(struct multi_plan *p, bool ipmodify)
+/*
+ * Where @p's function goes once the planned change is made. @ipmodify:
+ * whether an IPMODIFY ops is registered, asked of ftrace once per reroute
+ * (-1 until then).
+ */
+static int plan_one(struct multi_plan *p, int *ipmodify)
 {
 	struct bpf_tracing_multi_link *links[BPF_MAX_TRAMP_LINKS];
 	struct bpf_trampoline *tr = p->tr;
@@ -580,7 +584,9 @@ static int plan_one(struct multi_plan *p, bool ipmodify)
 
 	/* a function not routed yet: does a live patch have it? */
 	if (!tr->shared && !tr->cur_image) {
-		if (ipmodify && ftrace_location_ipmodify(tr_ftrace_ip(tr)))
+		if (*ipmodify < 0)
+			*ipmodify = ftrace_ipmodify_registered();
+		if (*ipmodify && ftrace_location_ipmodify(tr_ftrace_ip(tr)))
 			tr->flags |= BPF_TRAMP_F_SHARE_IPMODIFY;
 		else
 			tr->flags &= ~BPF_TRAMP_F_SHARE_IPMODIFY;
@@ -772,14 +778,12 @@ static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mu
 	struct ftrace_ops **ops = NULL;
 	struct bpf_tramp_shared *s, *tmp;
 	u32 i, ntouched = 0;
-	bool published = false, ipmodify;
-	int err = 0;
+	bool published = false;
+	int err = 0, ipmodify = -1;
 
 	lockdep_assert_held(&tramp_multi_mutex);
-	/* no IPMODIFY ops: no function to ask ftrace_location_ipmodify() of */
-	ipmodify = ftrace_ipmodify_registered();
 	for (i = 0; i < nr && !err; i++) {
-		err = plan_one(&plans[i], ipmodify);
+		err = plan_one(&plans[i], &ipmodify);
 		cond_resched();
 	}
 	if (err)
