@@ -89,6 +89,30 @@ static inline int write_file(const char *path, const char *val)
 }
 
 /*
+ * Fault injection fails allocations of any size, sleeping or not, and
+ * quietly (a stack dump per failure would fill the console). failslab
+ * ignores sleeping allocations by default: without this, GFP_KERNEL ones
+ * succeed.
+ */
+static inline int fault_knobs_set(void)
+{
+	static const char * const knobs[][2] = {
+		{ "/sys/kernel/debug/failslab/ignore-gfp-wait", "N" },
+		{ "/sys/kernel/debug/failslab/verbose", "0" },
+		{ "/sys/kernel/debug/fail_page_alloc/ignore-gfp-wait", "N" },
+		{ "/sys/kernel/debug/fail_page_alloc/ignore-gfp-highmem", "N" },
+		{ "/sys/kernel/debug/fail_page_alloc/min-order", "0" },
+		{ "/sys/kernel/debug/fail_page_alloc/verbose", "0" },
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(knobs); i++)
+		if (!ASSERT_OK(write_file(knobs[i][0], knobs[i][1]), knobs[i][0]))
+			return -1;
+	return 0;
+}
+
+/*
  * Every allocation of this task fails while make-it-fail is 1: failslab
  * and fail_page_alloc with probability 100 for the tasks that ask.
  */
@@ -102,6 +126,8 @@ static inline int fault_all_set(bool on)
 	if (mif_fd < 0)
 		mif_fd = open("/proc/thread-self/make-it-fail", O_RDWR);
 	if (!ASSERT_GE(mif_fd, 0, "open make-it-fail"))
+		return -1;
+	if (on && fault_knobs_set())
 		return -1;
 	if (!on && pwrite(mif_fd, "0", 1, 0) != 1)
 		err = -errno;

@@ -36,27 +36,13 @@
 
 static int nth_fd = -1;
 
-/*
- * Only this task's fail-nth makes allocations fail, any size, sleeping
- * or not, and quietly: a stack dump per failure would fill the console.
- */
+/* Only this task's fail-nth makes allocations fail (fault_knobs_set()). */
 static int fault_setup(void)
 {
-	static const char * const knobs[][2] = {
-		{ "/sys/kernel/debug/failslab/ignore-gfp-wait", "N" },
-		{ "/sys/kernel/debug/failslab/verbose", "0" },
-		{ "/sys/kernel/debug/fail_page_alloc/ignore-gfp-wait", "N" },
-		{ "/sys/kernel/debug/fail_page_alloc/ignore-gfp-highmem", "N" },
-		{ "/sys/kernel/debug/fail_page_alloc/min-order", "0" },
-		{ "/sys/kernel/debug/fail_page_alloc/verbose", "0" },
-	};
-	int i;
-
 	if (nth_fd >= 0)
 		return 0;
-	for (i = 0; i < ARRAY_SIZE(knobs); i++)
-		if (!ASSERT_OK(write_file(knobs[i][0], knobs[i][1]), knobs[i][0]))
-			return -1;
+	if (fault_knobs_set())
+		return -1;
 	nth_fd = open("/proc/thread-self/fail-nth", O_RDWR);
 	if (!ASSERT_GE(nth_fd, 0, "open fail-nth"))
 		return -1;
