@@ -23,6 +23,16 @@ def put(d, key, val):
     d[key] = val
 
 
+def put_groups(d, m, keys):
+    """Put m's groups under keys, in order (None skips a group): a count
+    (no decimal point, as the benchmarks print counts) as an int, else a float."""
+    for i, key in enumerate(keys, 1):
+        if key is None:
+            continue
+        g = m.group(i)
+        put(d, key, int(g) if "." not in g else float(g))
+
+
 for path in logs:
     d = {}
     rates = {}
@@ -104,23 +114,17 @@ for path in logs:
                          r"([\d.]+) ms, last ([\d.]+) ms \(([\d.]+)x\), median ([\d.]+) ms, "
                          r"max ([\d.]+) ms; detach all ([\d.]+) s", line)
             if m:
-                put(d, "sets: links over %s functions" % m.group(1), int(m.group(2)))
-                put(d, "sets: images", int(m.group(3)))
-                put(d, "sets: attach first (ms)", float(m.group(4)))
-                put(d, "sets: attach last (ms)", float(m.group(5)))
-                put(d, "sets: attach last/first", float(m.group(6)))
-                put(d, "sets: attach median (ms)", float(m.group(7)))
-                put(d, "sets: attach max (ms)", float(m.group(8)))
-                put(d, "sets: detach all (s)", float(m.group(9)))
+                put_groups(d, m, (None, "sets: links over %s functions" % m.group(1),
+                                  "sets: images", "sets: attach first (ms)",
+                                  "sets: attach last (ms)", "sets: attach last/first",
+                                  "sets: attach median (ms)", "sets: attach max (ms)",
+                                  "sets: detach all (s)"))
                 continue
             m = re.match(r"BENCH ibt: functions (\d+), images (\d+) shared (\d+) own; "
                          r"fexit.multi attach ([\d.]+) s detach ([\d.]+) s; (.*)", line)
             if m:
-                put(d, "ibt: functions", int(m.group(1)))
-                put(d, "ibt: shared images", int(m.group(2)))
-                put(d, "ibt: own images", int(m.group(3)))
-                put(d, "ibt: fexit.multi attach (s)", float(m.group(4)))
-                put(d, "ibt: fexit.multi detach (s)", float(m.group(5)))
+                put_groups(d, m, ("ibt: functions", "ibt: shared images", "ibt: own images",
+                                  "ibt: fexit.multi attach (s)", "ibt: fexit.multi detach (s)"))
                 k = re.match(r"kprobe.multi attach ([\d.]+) s detach ([\d.]+) s", m.group(6))
                 if k:
                     put(d, "ibt: kprobe.multi attach (s)", float(k.group(1)))
@@ -133,10 +137,10 @@ for path in logs:
             m = re.match(r"BENCH ibt-plain: fexit.multi attach ([\d.]+) s detach ([\d.]+) s; "
                          r"fentry.multi attach ([\d.]+) s detach ([\d.]+) s", line)
             if m:
-                put(d, "ibt: same, switch off: fexit.multi attach (s)", float(m.group(1)))
-                put(d, "ibt: same, switch off: fexit.multi detach (s)", float(m.group(2)))
-                put(d, "ibt: same functions: fentry.multi attach (s)", float(m.group(3)))
-                put(d, "ibt: same functions: fentry.multi detach (s)", float(m.group(4)))
+                put_groups(d, m, ("ibt: same, switch off: fexit.multi attach (s)",
+                                  "ibt: same, switch off: fexit.multi detach (s)",
+                                  "ibt: same functions: fentry.multi attach (s)",
+                                  "ibt: same functions: fentry.multi detach (s)"))
                 continue
             m = re.match(r"BENCH trig-([\w-]+): ([\d.]+) M/s", line)
             if m:
