@@ -17,7 +17,10 @@
  * Every link operation (attach or detach) recomputes where each of the
  * link's functions goes, creates the images that do not exist yet, and
  * switches all functions in one ftrace_direct_replace() call. Either all of
- * it happens or, on error, none.
+ * it happens or, on error, none. An attach waits for no grace period: the
+ * images and ops it empties run programs that stay, and are freed after
+ * one by work items (multi_put_workfn(), ftrace_direct_change.release).
+ * Other changes may let a program go, and wait for ftrace's.
  *
  * Live patches and other IPMODIFY ftrace users: ftrace lets a direct
  * trampoline share a function with one only if the trampoline calls the
@@ -41,7 +44,8 @@
  * Locking: tramp_multi_mutex serializes link operations and every attach
  * of an ordinary program, and guards every bpf_tramp_shared and the multi
  * fields of struct bpf_trampoline; tr->mutex is taken around changes of a
- * trampoline's multi links. Order: tramp_multi_mutex -> tr->mutex ->
+ * trampoline's multi links. tr->ftrace_loc, set once, is also read with
+ * neither held (multi_tr_known()). Order: tramp_multi_mutex -> tr->mutex ->
  * direct_mutex -> ftrace_lock. ftrace calls the ops_func callbacks with
  * direct_mutex held: they only trylock the other two.
  */
@@ -142,6 +146,12 @@ static u32 inflight_nr;
  * and are charged past bpf_jit_limit (the closing task may lack CAP_BPF).
  */
 static bool detaching;
+
+/*
+ * A link attach in progress: no program leaves the images it empties, so
+ * nothing waits for their grace periods (see __multi_reroute()).
+ */
+static bool attaching;
 
 /*
  * Functions whose image jumps over a detached link's programs, each holding
@@ -685,6 +695,36 @@ struct multi_image_puts {
 	u32 n, cap;
 };
 
+/* Images put once the CPUs that ran them with preemption off are out. */
+struct multi_put_batch {
+	struct llist_node node;
+	u32 n;
+	struct bpf_tramp_image *ims[];
+};
+
+static LLIST_HEAD(multi_put_list);
+
+/*
+ * What ftrace's wait for the ops an attach removed gave their images
+ * before ftrace_direct_change.release: RCU-tasks (which the image puts
+ * wait for) does not see a CPU that runs one in the idle loop; a rude
+ * grace period does. One for all the batches queued.
+ */
+static void multi_put_workfn(struct work_struct *work)
+{
+	struct llist_node *list = llist_del_all(&multi_put_list);
+	struct multi_put_batch *b, *tmp;
+
+	synchronize_rcu_tasks_rude();
+	llist_for_each_entry_safe(b, tmp, list, node) {
+		bpf_tramp_images_put(b->ims, b->n);
+		kvfree(b);
+		cond_resched();
+	}
+}
+
+static DECLARE_WORK(multi_put_work, multi_put_workfn);
+
 static void multi_image_put(struct multi_image_puts *b, struct bpf_tramp_image *im)
 {
 	if (b && b->ims && !WARN_ON_ONCE(b->n >= b->cap))
@@ -709,10 +749,14 @@ static void shared_free(struct bpf_tramp_shared *s, bool used, struct multi_imag
 /* Functions with multi links and their own image, for debugfs. */
 static LIST_HEAD(tramp_own_list);
 
-/* Record @p's new route once ftrace switched to it; the image left goes to @puts. */
-static void plan_commit(struct multi_plan *p, struct multi_image_puts *puts)
+/*
+ * Record @p's new route once ftrace switched to it; the image left goes to
+ * @puts. @released: ftrace frees the ops the change unregistered.
+ */
+static void plan_commit(struct multi_plan *p, struct multi_image_puts *puts, bool released)
 {
 	struct bpf_trampoline *tr = p->tr;
+	bool unregistered = tr->cur_image && !p->own_modify;
 
 	if (tr->shared_node.next)
 		list_del_init(&tr->shared_node);
@@ -728,7 +772,8 @@ static void plan_commit(struct multi_plan *p, struct multi_image_puts *puts)
 	tr->cur_image = p->own_im;
 	if (p->own_ops) {
 		/* tr->fops was unregistered (or never registered) */
-		free_ops(tr->fops);
+		if (!unregistered || !released)
+			free_ops(tr->fops);
 		tr->fops = p->own_ops;
 		tr->func.ftrace_managed = true;
 	}
@@ -775,6 +820,7 @@ static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mu
 {
 	struct ftrace_direct_change c = {};
 	struct multi_image_puts puts = {};
+	struct multi_put_batch *batch;
 	struct ftrace_ops **ops = NULL;
 	struct bpf_tramp_shared *s, *tmp;
 	u32 i, ntouched = 0;
@@ -806,13 +852,24 @@ static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mu
 		goto out_plan;
 	c.add = ops;
 	c.del = c.add + ntouched + nr;
+	/*
+	 * An attach lets ftrace free the ops that leave after their grace
+	 * period, unless one is a function's tr->fops that it keeps (it
+	 * leaves for a shared image or none): that may be registered again.
+	 * Elsewhere a program may leave, and may be freed once this returns:
+	 * ftrace waits until no task can be on the way to it.
+	 */
+	c.release = attaching ? free_ops : NULL;
 	for (i = 0; i < nr; i++) {
 		struct multi_plan *p = &plans[i];
 
 		if (p->own_ops)
 			c.add[c.nr_add++] = p->own_ops;
-		if (p->tr->cur_image && !p->own_modify)
+		if (p->tr->cur_image && !p->own_modify) {
 			c.del[c.nr_del++] = p->tr->fops;
+			if (!p->own_ops)
+				c.release = NULL;
+		}
 	}
 	err = shared_plan_ips(plans, nr);
 	if (err)
@@ -852,18 +909,24 @@ static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mu
 	/*
 	 * Done: record the new routes, free what is no longer used. The
 	 * images let go are put together: at most one per plan and one per
-	 * image touched.
+	 * image touched; after a rude grace period if ftrace did not wait.
 	 */
 	puts.cap = nr + ntouched;
-	puts.ims = kvmalloc_array(puts.cap, sizeof(*puts.ims), GFP_KERNEL | __GFP_NOWARN);
+	batch = kvmalloc(struct_size(batch, ims, puts.cap), GFP_KERNEL | __GFP_NOWARN);
+	if (batch)
+		puts.ims = batch->ims;
+	else if (c.release)
+		synchronize_rcu_tasks_rude();
 	for (i = 0; i < nr; i++) {
-		plan_commit(&plans[i], &puts);
+		plan_commit(&plans[i], &puts, !!c.release);
 		cond_resched();
 	}
 	list_for_each_entry_safe(s, tmp, &tramp_touched_list, touched_node) {
 		list_del(&s->touched_node);
 		if (s->new_ops || !s->nr_funcs) {
-			free_ops(s->ops);
+			/* an ops here left in c.del, if any */
+			if (!c.release)
+				free_ops(s->ops);
 			s->ops = s->new_ops;
 		}
 		s->new_ops = NULL;
@@ -872,8 +935,14 @@ static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mu
 		if (!s->nr_funcs)
 			shared_free(s, true, &puts);
 	}
-	bpf_tramp_images_put(puts.ims, puts.n);
-	kvfree(puts.ims);
+	if (batch && c.release && puts.n) {
+		batch->n = puts.n;
+		llist_add(&batch->node, &multi_put_list);
+		queue_work(system_unbound_wq, &multi_put_work);
+	} else if (batch) {
+		bpf_tramp_images_put(batch->ims, puts.n);
+		kvfree(batch);
+	}
 	goto out;
 
 out_modify:
@@ -1177,8 +1246,9 @@ static int multi_link_set(struct bpf_tracing_multi_link *link, bool add, u32 cnt
 			/* an fsession link runs twice: it counts twice */
 			err = -E2BIG;
 		} else {
+			/* multi_tr_known() reads it, then func.addr, locklessly */
 			if (!tr->ftrace_loc)
-				tr->ftrace_loc = f->addr + f->loc_off;
+				smp_store_release(&tr->ftrace_loc, f->addr + f->loc_off);
 			hlist_add_head(&f->tr_node, &tr->multi_links);
 			WRITE_ONCE(tr->multi_cnt, tr->multi_cnt + 1);
 			tr->fsession_cnt += fsession;
@@ -1479,10 +1549,28 @@ static void multi_syms_lookup(struct multi_syms *ms, struct btf *btf, const u32 
 }
 
 /*
+ * The trampoline of a function that a multi link resolved before, with a
+ * reference; else NULL. Its address and ftrace location stay known in it
+ * (tr->ftrace_loc is set once), and the same id of the same BTF is the
+ * same function: no need to find them again (a vmlinux function's by
+ * name in kallsyms).
+ */
+static struct bpf_trampoline *multi_tr_known(u64 key)
+{
+	struct bpf_trampoline *tr = bpf_trampoline_find(key);
+
+	if (tr && smp_load_acquire(&tr->ftrace_loc))
+		return tr;
+	bpf_trampoline_put(tr);
+	return NULL;
+}
+
+/*
  * Resolve and check ids[], take each function's trampoline, into
  * link->funcs sorted by address. Found by one walk of kallsyms, a function
  * goes straight to its place (its rank in the walk), else the functions are
- * sorted at the end. An id given twice, or two ids of one address: -EINVAL.
+ * sorted at the end. A function another multi link has is found in its
+ * trampoline. An id given twice, or two ids of one address: -EINVAL.
  */
 static int multi_link_resolve(struct bpf_tracing_multi_link *link, struct bpf_prog *prog,
 			      u32 *ids, u64 *cookies)
@@ -1497,10 +1585,17 @@ static int multi_link_resolve(struct bpf_tracing_multi_link *link, struct bpf_pr
 	multi_syms_lookup(&ms, link->btf, ids, link->cnt);
 	for (i = 0; i < link->cnt; i++) {
 		struct bpf_tracing_multi_func *f = &link->funcs[i];
+		u64 key = bpf_trampoline_compute_key(NULL, link->btf, ids[i]);
 		struct multi_sym *sym = NULL, one;
+		struct bpf_trampoline *tr = NULL;
 
 		memset(&tgt_info, 0, sizeof(tgt_info));
-		if (ms.syms && ms.of[i] != U32_MAX)
+		/* the walk placed it already: it goes by rank */
+		if (!ms.syms)
+			tr = multi_tr_known(key);
+		if (tr)
+			tgt_info.tgt_addr = (unsigned long)tr->func.addr;
+		else if (ms.syms && ms.of[i] != U32_MAX)
 			sym = &ms.syms[ms.of[i]];
 		else if (!ms.syms && !btf_is_module(link->btf) &&
 			 multi_sym_one(&one, link->btf, ids[i]))
@@ -1509,20 +1604,26 @@ static int multi_link_resolve(struct bpf_tracing_multi_link *link, struct bpf_pr
 		if (sym && sym->cnt == 1)
 			tgt_info.tgt_addr = sym->addr;
 		err = bpf_check_multi_attach_target(NULL, prog, link->btf, ids[i], &tgt_info);
-		if (err)
+		if (err) {
+			bpf_trampoline_put(tr);
 			goto out;
+		}
 		module_put(tgt_info.tgt_mod);	/* the link holds link->mod */
 		err = -EINVAL;
-		/* which of the functions of that name would be traced? */
-		if (!btf_is_module(link->btf) && (!sym || sym->cnt != 1))
-			goto out;
-		/* ftrace_location(), without searching kallsyms again */
-		if (sym && sym->end)
-			loc = ftrace_location_range(sym->addr, sym->end - 1);
-		else
-			loc = ftrace_location(tgt_info.tgt_addr);
-		if (!loc || loc - tgt_info.tgt_addr > U8_MAX)
-			goto out;
+		if (tr) {
+			loc = tr->ftrace_loc;
+		} else {
+			/* which of the functions of that name would be traced? */
+			if (!btf_is_module(link->btf) && (!sym || sym->cnt != 1))
+				goto out;
+			/* ftrace_location(), without searching kallsyms again */
+			if (sym && sym->end)
+				loc = ftrace_location_range(sym->addr, sym->end - 1);
+			else
+				loc = ftrace_location(tgt_info.tgt_addr);
+			if (!loc || loc - tgt_info.tgt_addr > U8_MAX)
+				goto out;
+		}
 		if (ms.syms) {
 			/* its place by address; taken: the id came twice */
 			f = &link->funcs[sym->rank];
@@ -1534,8 +1635,7 @@ static int multi_link_resolve(struct bpf_tracing_multi_link *link, struct bpf_pr
 		f->btf_id = ids[i];
 		f->cookie = cookies ? cookies[i] : 0;
 		f->link = link;
-		f->tr = bpf_trampoline_get(bpf_trampoline_compute_key(NULL, link->btf, ids[i]),
-					   &tgt_info);
+		f->tr = tr ?: bpf_trampoline_get(key, &tgt_info);
 		err = -ENOMEM;
 		if (!f->tr)
 			goto out;
@@ -1682,7 +1782,9 @@ int bpf_tracing_multi_link_attach(const union bpf_attr *attr, struct bpf_prog *p
 	mutex_lock(&tramp_multi_mutex);
 	err = multi_link_set(link, true, link->cnt);
 	if (!err) {
+		attaching = true;
 		err = multi_link_reroute(link);
+		attaching = false;
 		if (err)
 			multi_link_set(link, false, link->cnt);
 	}

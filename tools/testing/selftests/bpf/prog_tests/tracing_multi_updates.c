@@ -11,6 +11,15 @@
  * period cannot end while it spins; on the other CPU a thread detaches
  * the ordinary program and the test attaches others meanwhile.
  *
+ * no_wait: a link attach that unregisters ops (a function moves from one
+ * shared image to another, whose ops is new) does not wait for their
+ * grace period either: ftrace hands them back after it
+ * (ftrace_direct_change.release), and the images go after a rude grace
+ * period of their own. With CPU 0 spinning as above, a second link on
+ * the function of a first one moves the function and leaves the first
+ * image's ops behind: it completes meanwhile (a detach still waits: a
+ * program may go after it). Both links run afterwards.
+ *
  * call_sites: an ordinary program attached to one function of a shared
  * image, and detached, rewrites that function's call site only (twice:
  * through ftrace's list function and back), not those of the functions
@@ -141,6 +150,106 @@ out:
 	pthread_setaffinity_np(pthread_self(), sizeof(cpus), &cpus);
 }
 
+struct move_ctx {
+	struct tracing_multi_updates *skel;
+	struct bpf_link *link;
+	int err;
+	bool done;	/* __atomic: another thread reads it */
+};
+
+/* On CPU 1: a second link on bpf_fentry_test2. */
+static void *move_thread(void *arg)
+{
+	struct move_ctx *c = arg;
+
+	c->err = pin_to_cpu(1);
+	c->link = bpf_program__attach_tracing_multi(c->skel->progs.multi, "bpf_fentry_test2",
+						    NULL);
+	if (!c->err)
+		c->err = libbpf_get_error(c->link);
+	if (c->err)
+		c->link = NULL;
+	__atomic_store_n(&c->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void test_no_wait(void)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, topts);
+	struct locking_ctx spin = { .cpu = 0 };
+	bool spin_started = false, move_started = false, moved, spun;
+	struct tracing_multi_updates *skel;
+	struct move_ctx move = {};
+	struct bpf_link *first = NULL;
+	pthread_t spin_tid, move_tid;
+	cpu_set_t cpus;
+	int i;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		test__skip();
+		return;
+	}
+	skel = tracing_multi_updates__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+		return;
+	spin.skel = skel;
+	move.skel = skel;
+	if (!ASSERT_OK(pthread_getaffinity_np(pthread_self(), sizeof(cpus), &cpus), "affinity"))
+		goto out;
+	first = bpf_program__attach_tracing_multi(skel->progs.multi, "bpf_fentry_test2", NULL);
+	if (!ASSERT_OK_PTR(first, "attach the first link"))
+		goto out;
+	if (!ASSERT_OK(pin_to_cpu(1), "pin to CPU 1"))
+		goto out;
+
+	skel->bss->spin_ns = 8000000000ULL;
+	if (!ASSERT_OK(pthread_create(&spin_tid, NULL, spin_thread, &spin), "spin thread"))
+		goto out;
+	spin_started = true;
+	for (i = 0; i < 5000 && !skel->bss->spinning; i++)
+		usleep(1000);
+	if (!ASSERT_EQ(skel->bss->spinning, 1, "CPU 0 spins"))
+		goto out;
+
+	if (!ASSERT_OK(pthread_create(&move_tid, NULL, move_thread, &move), "move thread"))
+		goto out;
+	move_started = true;
+	/* until it is done or CPU 0 stops (after 8 s unless told) */
+	do {
+		usleep(10000);
+		moved = __atomic_load_n(&move.done, __ATOMIC_ACQUIRE);
+		spun = skel->bss->spinning == 1;
+	} while (!moved && spun);
+	ASSERT_TRUE(moved, "second link attached while CPU 0 spins");
+	ASSERT_TRUE(spun, "CPU 0 still spinning after the link operations");
+out:
+	skel->bss->stop = 1;
+	if (spin_started)
+		pthread_join(spin_tid, NULL);
+	if (move_started) {
+		pthread_join(move_tid, NULL);
+		ASSERT_OK(move.err, "second link");
+	}
+	ASSERT_FALSE(skel->bss->timed_out, "spin stopped by the test");
+	if (first && move.link) {
+		/* bpf_fentry_test1..9 run once each: bpf_fentry_test2 runs both */
+		skel->bss->multi_runs = 0;
+		ASSERT_OK(bpf_prog_test_run_opts(bpf_program__fd(skel->progs.ordinary1), &topts),
+			  "test_run");
+		ASSERT_EQ(skel->bss->multi_runs, 2, "bpf_fentry_test2 runs both links");
+	}
+	bpf_link__destroy(move.link);
+	if (first) {
+		skel->bss->multi_runs = 0;
+		ASSERT_OK(bpf_prog_test_run_opts(bpf_program__fd(skel->progs.ordinary1), &topts),
+			  "test_run");
+		ASSERT_EQ(skel->bss->multi_runs, 1, "bpf_fentry_test2 runs the first link");
+	}
+	bpf_link__destroy(first);
+	tracing_multi_updates__destroy(skel);
+	pthread_setaffinity_np(pthread_self(), sizeof(cpus), &cpus);
+}
+
 /* bpf_fentry_test1, 7, 8 and 9 take one argument: one shared image */
 static void test_call_sites(void)
 {
@@ -200,6 +309,8 @@ void serial_test_tracing_multi_updates(void)
 {
 	if (test__start_subtest("grace_period"))
 		test_grace_period();
+	if (test__start_subtest("no_wait"))
+		test_no_wait();
 	if (test__start_subtest("call_sites"))
 		test_call_sites();
 }
