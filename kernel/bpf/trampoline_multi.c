@@ -1246,8 +1246,7 @@ static int multi_link_set(struct bpf_tracing_multi_link *link, bool add, u32 cnt
 			/* an fsession link runs twice: it counts twice */
 			err = -E2BIG;
 		} else {
-			/* multi_tr_known() reads it, then func.addr, locklessly */
-			if (!tr->ftrace_loc)
+			if (!tr->ftrace_loc)	/* func.addr is set: see multi_tr_known() */
 				smp_store_release(&tr->ftrace_loc, f->addr + f->loc_off);
 			hlist_add_head(&f->tr_node, &tr->multi_links);
 			WRITE_ONCE(tr->multi_cnt, tr->multi_cnt + 1);
@@ -1559,7 +1558,7 @@ static struct bpf_trampoline *multi_tr_known(u64 key)
 {
 	struct bpf_trampoline *tr = bpf_trampoline_find(key);
 
-	if (tr && smp_load_acquire(&tr->ftrace_loc))
+	if (tr && smp_load_acquire(&tr->ftrace_loc))	/* then func.addr */
 		return tr;
 	bpf_trampoline_put(tr);
 	return NULL;
