@@ -67,6 +67,23 @@ static bool detached(struct locking_ctx *c)
 	return __atomic_load_n(&c->done, __ATOMIC_ACQUIRE);
 }
 
+/*
+ * CPU 0 spins (8 s at most, unless told to stop): *@started once its thread
+ * runs. Return: whether it spins.
+ */
+static bool spin_start(struct locking_ctx *spin, pthread_t *tid, bool *started)
+{
+	int i;
+
+	spin->skel->bss->spin_ns = 8000000000ULL;
+	if (!ASSERT_OK(pthread_create(tid, NULL, spin_thread, spin), "spin thread"))
+		return false;
+	*started = true;
+	for (i = 0; i < 5000 && !spin->skel->bss->spinning; i++)
+		usleep(1000);
+	return ASSERT_EQ(spin->skel->bss->spinning, 1, "CPU 0 spins");
+}
+
 static void *detach_thread(void *arg)
 {
 	struct locking_ctx *c = arg;
@@ -86,7 +103,6 @@ static void test_grace_period(void)
 	struct tracing_multi_updates *skel;
 	pthread_t spin_tid, detach_tid;
 	cpu_set_t cpus;
-	int i;
 
 	CPU_ZERO(&cpus);
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
@@ -106,14 +122,8 @@ static void test_grace_period(void)
 	if (!ASSERT_OK(pin_to_cpu(1), "pin to CPU 1"))
 		goto out;
 
-	/* a bound, in case the attaches below wait for the detach */
-	skel->bss->spin_ns = 8000000000ULL;
-	if (!ASSERT_OK(pthread_create(&spin_tid, NULL, spin_thread, &spin), "spin thread"))
-		goto out;
-	spin_started = true;
-	for (i = 0; i < 5000 && !skel->bss->spinning; i++)
-		usleep(1000);
-	if (!ASSERT_EQ(skel->bss->spinning, 1, "CPU 0 spins"))
+	/* bounded, in case the attaches below wait for the detach */
+	if (!spin_start(&spin, &spin_tid, &spin_started))
 		goto out;
 
 	if (!ASSERT_OK(pthread_create(&detach_tid, NULL, detach_thread, &detach), "detach"))
@@ -183,7 +193,6 @@ static void test_no_wait(void)
 	struct bpf_link *first = NULL;
 	pthread_t spin_tid, move_tid;
 	cpu_set_t cpus;
-	int i;
 
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
 		test__skip();
@@ -202,13 +211,7 @@ static void test_no_wait(void)
 	if (!ASSERT_OK(pin_to_cpu(1), "pin to CPU 1"))
 		goto out;
 
-	skel->bss->spin_ns = 8000000000ULL;
-	if (!ASSERT_OK(pthread_create(&spin_tid, NULL, spin_thread, &spin), "spin thread"))
-		goto out;
-	spin_started = true;
-	for (i = 0; i < 5000 && !skel->bss->spinning; i++)
-		usleep(1000);
-	if (!ASSERT_EQ(skel->bss->spinning, 1, "CPU 0 spins"))
+	if (!spin_start(&spin, &spin_tid, &spin_started))
 		goto out;
 
 	if (!ASSERT_OK(pthread_create(&move_tid, NULL, move_thread, &move), "move thread"))
