@@ -27,9 +27,9 @@ def put_groups(d, m, keys):
     """Put m's groups under keys, in order (None skips a group): a count
     (no decimal point, as the benchmarks print counts) as an int, else a float."""
     for i, key in enumerate(keys, 1):
-        if key is None:
-            continue
         g = m.group(i)
+        if key is None or g is None:
+            continue
         put(d, key, int(g) if "." not in g else float(g))
 
 
@@ -112,13 +112,13 @@ for path in logs:
                 continue
             m = re.match(r"BENCH sets: functions (\d+), links (\d+), images (\d+); attach first "
                          r"([\d.]+) ms, last ([\d.]+) ms \(([\d.]+)x\), median ([\d.]+) ms, "
-                         r"max ([\d.]+) ms; detach all ([\d.]+) s", line)
+                         r"max ([\d.]+) ms; detach all ([\d.]+) s(?:; packs ([-+\d]+) KiB)?", line)
             if m:
                 put_groups(d, m, (None, "sets: links over %s functions" % m.group(1),
                                   "sets: images", "sets: attach first (ms)",
                                   "sets: attach last (ms)", "sets: attach last/first",
                                   "sets: attach median (ms)", "sets: attach max (ms)",
-                                  "sets: detach all (s)"))
+                                  "sets: detach all (s)", "sets: packs added by the links (KiB)"))
                 continue
             m = re.match(r"BENCH ibt: functions (\d+), images (\d+) shared (\d+) own; "
                          r"fexit.multi attach ([\d.]+) s detach ([\d.]+) s; (.*)", line)

@@ -698,30 +698,7 @@ static int meminfo_read(struct mem_snap *s)
 /* Executable areas, by the function that allocated them. */
 static int vmallocinfo_read(struct mem_snap *s)
 {
-	FILE *f = fopen("/proc/vmallocinfo", "r");
-	long page_kb = sysconf(_SC_PAGESIZE) / 1024, kb;
-	char line[512], caller[256], *p;
-
-	if (!ASSERT_OK_PTR(f, "vmallocinfo"))
-		return -1;
-	s->exec_kb = 0;
-	s->pack_kb = 0;
-	while (fgets(line, sizeof(line), f)) {
-		p = strstr(line, " pages=");
-		if (!p || sscanf(line, "%*s %*s %255s", caller) != 1)
-			continue;
-		kb = strtol(p + 7, NULL, 10) * page_kb;
-		if (!strncmp(caller, "bpf_prog_pack_alloc+", 20) ||
-		    !strncmp(caller, "alloc_new_pack+", 15) ||
-		    !strncmp(caller, "bpf_jit_alloc_exec+", 19))
-			s->pack_kb += kb;
-		else if (!strncmp(caller, "arch_ftrace_update_trampoline+", 30) ||
-			 !strncmp(caller, "alloc_tramp+", 12) ||
-			 !strncmp(caller, "create_trampoline+", 18))
-			s->exec_kb += kb;
-	}
-	fclose(f);
-	return 0;
+	return ASSERT_OK(tracing_multi_exec_kb(&s->pack_kb, &s->exec_kb), "vmallocinfo") ? 0 : -1;
 }
 
 static int mem_read(struct tracing_multi_bench *skel, struct mem_snap *s)

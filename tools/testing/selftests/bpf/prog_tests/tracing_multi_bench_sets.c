@@ -6,7 +6,8 @@
  * tracing_multi_bench_sets: 64 fentry.multi links, each on a random
  * quarter of the same 2,000 functions, attached one after the other: the
  * images they make and the attach time of the first and the last link
- * (without the test kernels' check of every freed image, see below).
+ * (without the test kernels' check of every freed image, see below), and
+ * the bpf_prog_pack memory the 64 links added (packs are 2 MiB).
  *
  * tracing_multi_bench_ibt: fexit.multi on every function it takes, its
  * images calling the functions as where IBT is enforced (debugfs
@@ -132,6 +133,7 @@ void serial_test_tracing_multi_bench_sets(void)
 	__u32 *all = NULL, *pick = NULL, *sub = NULL;
 	unsigned int seed = 42;
 	size_t cnt, n, i, k;
+	long pack0 = 0, pack1 = 0, exec_kb;
 	char verify = 0;
 	int l, images;
 
@@ -150,6 +152,9 @@ void serial_test_tracing_multi_bench_sets(void)
 	for (i = 0; i < SETS_FUNCS; i++)
 		pick[i] = all[i * cnt / SETS_FUNCS];
 	verify = direct_verify_off();
+	tracing_multi_settle();
+	if (!ASSERT_OK(tracing_multi_exec_kb(&pack0, &exec_kb), "vmallocinfo"))
+		goto out;
 
 	for (l = 0; l < SETS_LINKS; l++) {
 		for (i = 0, n = 0; i < SETS_FUNCS; i++)
@@ -166,6 +171,8 @@ void serial_test_tracing_multi_bench_sets(void)
 	}
 	images = tracing_multi_count_images();
 	tracing_multi_settle();
+	if (!ASSERT_OK(tracing_multi_exec_kb(&pack1, &exec_kb), "vmallocinfo"))
+		goto out;
 	t0 = now_s();
 	for (l = 0; l < SETS_LINKS; l++) {
 		bpf_link__destroy(links[l]);
@@ -177,8 +184,8 @@ void serial_test_tracing_multi_bench_sets(void)
 	printf("BENCH sets: functions %d, links %d, images %d; ", SETS_FUNCS, SETS_LINKS, images);
 	printf("attach first %.3f ms, last %.3f ms (%.2fx), ", t[0] * 1e3,
 	       t[SETS_LINKS - 1] * 1e3, t[SETS_LINKS - 1] / t[0]);
-	printf("median %.3f ms, max %.3f ms; detach all %.3f s\n", sorted[SETS_LINKS / 2] * 1e3,
-	       sorted[SETS_LINKS - 1] * 1e3, td);
+	printf("median %.3f ms, max %.3f ms; detach all %.3f s; packs %+ld KiB\n",
+	       sorted[SETS_LINKS / 2] * 1e3, sorted[SETS_LINKS - 1] * 1e3, td, pack1 - pack0);
 out:
 	for (k = 0; k < SETS_LINKS; k++)
 		bpf_link__destroy(links[k]);

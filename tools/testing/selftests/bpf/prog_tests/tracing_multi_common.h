@@ -148,6 +148,39 @@ static inline int fault_all_set(bool on)
 	return ASSERT_OK(err, on ? "every allocation fails" : "allocations work") ? 0 : -1;
 }
 
+/*
+ * Executable memory in /proc/vmallocinfo, by the function that allocated
+ * it: bpf_prog_packs (2 MiB at a time, shared by every BPF image) in
+ * *@pack_kb, ftrace's own trampolines (a page each) in *@exec_kb.
+ */
+static inline int tracing_multi_exec_kb(long *pack_kb, long *exec_kb)
+{
+	FILE *f = fopen("/proc/vmallocinfo", "r");
+	long page_kb = sysconf(_SC_PAGESIZE) / 1024, kb;
+	char line[512], caller[256], *p;
+
+	if (!f)
+		return -1;
+	*pack_kb = 0;
+	*exec_kb = 0;
+	while (fgets(line, sizeof(line), f)) {
+		p = strstr(line, " pages=");
+		if (!p || sscanf(line, "%*s %*s %255s", caller) != 1)
+			continue;
+		kb = strtol(p + 7, NULL, 10) * page_kb;
+		if (!strncmp(caller, "bpf_prog_pack_alloc+", 20) ||
+		    !strncmp(caller, "alloc_new_pack+", 15) ||
+		    !strncmp(caller, "bpf_jit_alloc_exec+", 19))
+			*pack_kb += kb;
+		else if (!strncmp(caller, "arch_ftrace_update_trampoline+", 30) ||
+			 !strncmp(caller, "alloc_tramp+", 12) ||
+			 !strncmp(caller, "create_trampoline+", 18))
+			*exec_kb += kb;
+	}
+	fclose(f);
+	return 0;
+}
+
 /* Images listed in <debugfs>/bpf_multi_trampolines (shared and own). */
 static inline int tracing_multi_count_images(void)
 {
