@@ -718,6 +718,7 @@ static void multi_put_workfn(struct work_struct *work)
 	synchronize_rcu_tasks_rude();
 	llist_for_each_entry_safe(b, tmp, list, node) {
 		bpf_tramp_images_put(b->ims, b->n);
+		bpf_tramp_images_dying_add(-b->n);
 		kvfree(b);
 		cond_resched();
 	}
@@ -937,6 +938,7 @@ static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mu
 	}
 	if (batch && c.release && puts.n) {
 		batch->n = puts.n;
+		bpf_tramp_images_dying_add(puts.n);
 		llist_add(&batch->node, &multi_put_list);
 		queue_work(system_unbound_wq, &multi_put_work);
 	} else if (batch) {

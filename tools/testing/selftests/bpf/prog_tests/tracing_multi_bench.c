@@ -26,10 +26,16 @@
  * callbacks, images freed, the tidy work) run first. Under the
  * instruction-counted clock, time is every instruction any CPU executes,
  * so that work would count as the operation's; an idle guest's clock jumps
- * ahead, so the pause costs little.
+ * ahead, so the pause costs little. The images put wait for RCU-tasks
+ * grace periods, which can outlast a fixed pause: wait until they are
+ * freed (bounded: a leak shows as the count printed, not as a hang).
  */
 void tracing_multi_settle(void)
 {
+	long n = tramp_images_wait_freed(30 * 1000);
+
+	if (n > 0)
+		printf("settle: %ld trampoline images still not freed after 30 s\n", n);
 	usleep(300 * 1000);
 }
 

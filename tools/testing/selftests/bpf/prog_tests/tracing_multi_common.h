@@ -228,6 +228,28 @@ static inline long ftrace_records_visited(void)
 	return ftrace_debugfs_counter("ftrace_records_visited");
 }
 
+/* <debugfs>/bpf_tramp_images_dying: images put and not freed yet. */
+static inline long tramp_images_dying(void)
+{
+	return ftrace_debugfs_counter("bpf_tramp_images_dying");
+}
+
+/*
+ * Wait up to @ms milliseconds for the images put so far to be freed (their
+ * RCU and RCU-tasks waits done). Returns the count left: 0 once all are,
+ * -1 without the counter.
+ */
+static inline long tramp_images_wait_freed(int ms)
+{
+	long n = tramp_images_dying();
+
+	for (; n > 0 && ms > 0; ms -= 20) {
+		usleep(20 * 1000);
+		n = tramp_images_dying();
+	}
+	return n;
+}
+
 /* <debugfs>/bpf_multi_tidy_hold: stale functions stay until released. */
 static inline int tidy_hold(bool on)
 {

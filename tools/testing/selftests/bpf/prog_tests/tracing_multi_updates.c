@@ -18,7 +18,9 @@
  * period of their own. With CPU 0 spinning as above, a second link on
  * the function of a first one moves the function and leaves the first
  * image's ops behind: it completes meanwhile (a detach still waits: a
- * program may go after it). Both links run afterwards.
+ * program may go after it). Both links run afterwards. The first image
+ * waits to be freed until CPU 0 stops (<debugfs>/bpf_tramp_images_dying
+ * counts it), and is freed then, as is every image put before.
  *
  * call_sites: an ordinary program attached to one function of a shared
  * image, and detached, rewrites that function's call site only (twice:
@@ -194,6 +196,7 @@ static void test_no_wait(void)
 	bool spin_started = false, move_started = false, moved, spun;
 	struct tracing_multi_updates *skel;
 	struct move_ctx move = {};
+	long dying = -1;
 	struct bpf_link *first = NULL;
 	pthread_t spin_tid, move_tid;
 	cpu_set_t cpus;
@@ -217,6 +220,9 @@ static void test_no_wait(void)
 		goto out;
 	if (!ASSERT_OK(pthread_getaffinity_np(pthread_self(), sizeof(cpus), &cpus), "affinity"))
 		goto out;
+	/* the images earlier tests put are freed: the count starts at 0 */
+	if (!ASSERT_EQ(tramp_images_wait_freed(20000), 0, "images put before are freed"))
+		goto out;
 	first = bpf_program__attach_tracing_multi(skel->progs.multi, "bpf_fentry_test2", NULL);
 	if (!ASSERT_OK_PTR(first, "attach the first link"))
 		goto out;
@@ -235,8 +241,11 @@ static void test_no_wait(void)
 		moved = __atomic_load_n(&move.done, __ATOMIC_ACQUIRE);
 		spun = skel->bss->spinning == 1;
 	} while (!moved && spun);
+	if (moved && spun)
+		dying = tramp_images_dying();
 	ASSERT_TRUE(moved, "second link attached while CPU 0 spins");
 	ASSERT_TRUE(spun, "CPU 0 still spinning after the link operations");
+	ASSERT_GE(dying, 1, "the first image waits to be freed");
 out:
 	skel->bss->stop = 1;
 	if (spin_started)
@@ -263,6 +272,8 @@ out:
 	tidy_hold(false);
 	bpf_link__destroy(first);
 	tracing_multi_updates__destroy(skel);
+	if (dying >= 0)
+		ASSERT_EQ(tramp_images_wait_freed(20000), 0, "the images put are freed");
 	pthread_setaffinity_np(pthread_self(), sizeof(cpus), &cpus);
 }
 
