@@ -112,13 +112,15 @@ for path in logs:
                 continue
             m = re.match(r"BENCH sets: functions (\d+), links (\d+), images (\d+); attach first "
                          r"([\d.]+) ms, last ([\d.]+) ms \(([\d.]+)x\), median ([\d.]+) ms, "
-                         r"max ([\d.]+) ms; detach all ([\d.]+) s(?:; packs ([-+\d]+) KiB)?", line)
+                         r"max ([\d.]+) ms; detach all ([\d.]+) s(?:; packs ([-+\d]+) KiB)?"
+                         r"(?:; left out (\d+) of)?", line)
             if m:
                 put_groups(d, m, (None, "sets: links over %s functions" % m.group(1),
                                   "sets: images", "sets: attach first (ms)",
                                   "sets: attach last (ms)", "sets: attach last/first",
                                   "sets: attach median (ms)", "sets: attach max (ms)",
-                                  "sets: detach all (s)", "sets: packs added by the links (KiB)"))
+                                  "sets: detach all (s)", "sets: packs added by the links (KiB)",
+                                  "sets: functions left out (attach calls them)"))
                 continue
             m = re.match(r"BENCH ibt: functions (\d+), images (\d+) shared (\d+) own; "
                          r"fexit.multi attach ([\d.]+) s detach ([\d.]+) s; (.*)", line)
