@@ -17,10 +17,12 @@
  * Every link operation (attach or detach) recomputes where each of the
  * link's functions goes, creates the images that do not exist yet, and
  * switches all functions in one ftrace_direct_replace() call. Either all of
- * it happens or, on error, none. An attach waits for no grace period: the
- * images and ops it empties run programs that stay, and are freed after
- * one by work items (multi_put_workfn(), ftrace_direct_change.release).
- * Other changes may let a program go, and wait for ftrace's.
+ * it happens or, on error, none. An update waits for no grace period under
+ * tramp_multi_mutex, unless memory runs out: the images and ops it
+ * empties are freed after one by work items (multi_put_workfn(),
+ * ftrace_direct_change.release), and a detach, which lets a program go,
+ * waits for one once it has released the mutex (as ftrace_shutdown()
+ * would have before).
  *
  * Live patches and other IPMODIFY ftrace users: ftrace lets a direct
  * trampoline share a function with one only if the trampoline calls the
@@ -124,6 +126,7 @@ struct multi_plan {
 	struct bpf_tramp_image *own_im;	/* its own image (ordinary programs) */
 	struct ftrace_ops *own_ops;	/* and the ops calling that, or */
 	bool own_modify;		/* tr->fops, pointed at own_im in place */
+	struct ftrace_ops *fresh_fops;	/* tr->fops once ftrace has the old one */
 	bool own_live;			/* tr->fops points at own_im */
 	bool own_published;		/* it did at some point */
 	u32 own_flags;
@@ -146,12 +149,6 @@ static u32 inflight_nr;
  * and are charged past bpf_jit_limit (the closing task may lack CAP_BPF).
  */
 static bool detaching;
-
-/*
- * A link attach in progress: no program leaves the images it empties, so
- * nothing waits for their grace periods (see __multi_reroute()).
- */
-static bool attaching;
 
 /*
  * Functions whose image jumps over a detached link's programs, each holding
@@ -705,10 +702,11 @@ struct multi_put_batch {
 static LLIST_HEAD(multi_put_list);
 
 /*
- * What ftrace's wait for the ops an attach removed gave their images
+ * What ftrace's wait for the ops a reroute removed gave their images
  * before ftrace_direct_change.release: RCU-tasks (which the image puts
  * wait for) does not see a CPU that runs one in the idle loop; a rude
- * grace period does. One for all the batches queued.
+ * grace period does. One for all the batches queued. Their fexit
+ * programs were jumped over when queued (bpf_tramp_images_skip()).
  */
 static void multi_put_workfn(struct work_struct *work)
 {
@@ -717,7 +715,7 @@ static void multi_put_workfn(struct work_struct *work)
 
 	synchronize_rcu_tasks_rude();
 	llist_for_each_entry_safe(b, tmp, list, node) {
-		bpf_tramp_images_put(b->ims, b->n);
+		bpf_tramp_images_put_skipped(b->ims, b->n);
 		bpf_tramp_images_dying_add(-b->n);
 		kvfree(b);
 		cond_resched();
@@ -771,6 +769,14 @@ static void plan_commit(struct multi_plan *p, struct multi_image_puts *puts, boo
 	if (tr->cur_image)
 		multi_image_put(puts, tr->cur_image);
 	tr->cur_image = p->own_im;
+	if (p->fresh_fops) {
+		/* tr->fops was unregistered: ftrace frees it, or it stays */
+		if (released)
+			tr->fops = p->fresh_fops;
+		else
+			free_ops(p->fresh_fops);
+		p->fresh_fops = NULL;
+	}
 	if (p->own_ops) {
 		/* tr->fops was unregistered (or never registered) */
 		if (!unregistered || !released)
@@ -854,23 +860,30 @@ static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mu
 	c.add = ops;
 	c.del = c.add + ntouched + nr;
 	/*
-	 * An attach lets ftrace free the ops that leave after their grace
-	 * period, unless one is a function's tr->fops that it keeps (it
-	 * leaves for a shared image or none): that may be registered again.
-	 * Elsewhere a program may leave, and may be freed once this returns:
-	 * ftrace waits until no task can be on the way to it.
+	 * ftrace frees the ops that leave after their grace period, and
+	 * nothing waits for it here, under tramp_multi_mutex: a detach, whose
+	 * program may be freed once it returns, waits once the mutexes are
+	 * released (bpf_trampoline_unlink_prog(), multi link release). A
+	 * function's tr->fops that leaves for a shared image or none may be
+	 * registered again: the function gets a fresh one. Without memory
+	 * for it, ftrace waits, and the old one stays.
 	 */
-	c.release = attaching ? free_ops : NULL;
+	c.release = free_ops;
 	for (i = 0; i < nr; i++) {
 		struct multi_plan *p = &plans[i];
 
 		if (p->own_ops)
 			c.add[c.nr_add++] = p->own_ops;
-		if (p->tr->cur_image && !p->own_modify) {
-			c.del[c.nr_del++] = p->tr->fops;
-			if (!p->own_ops)
-				c.release = NULL;
-		}
+		if (!p->tr->cur_image || p->own_modify)
+			continue;
+		c.del[c.nr_del++] = p->tr->fops;
+		if (p->own_ops || !c.release)
+			continue;
+		p->fresh_fops = kzalloc(sizeof(*p->fresh_fops), GFP_KERNEL);
+		if (p->fresh_fops)
+			bpf_tramp_ftrace_ops_init(p->fresh_fops, p->tr);
+		else
+			c.release = NULL;
 	}
 	err = shared_plan_ips(plans, nr);
 	if (err)
@@ -938,6 +951,8 @@ static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mu
 	}
 	if (batch && c.release && puts.n) {
 		batch->n = puts.n;
+		/* now, as bpf_tramp_image_put(): a program may go after the wait */
+		bpf_tramp_images_skip(batch->ims, puts.n);
 		bpf_tramp_images_dying_add(puts.n);
 		llist_add(&batch->node, &multi_put_list);
 		queue_work(system_unbound_wq, &multi_put_work);
@@ -959,6 +974,8 @@ out_plan:
 		struct multi_plan *p = &plans[i];
 
 		free_ops(p->own_ops);
+		free_ops(p->fresh_fops);
+		p->fresh_fops = NULL;
 		/* an image a CPU may have entered goes the RCU-tasks way */
 		if (p->own_im && (p->own_published || published))
 			bpf_tramp_image_put(p->own_im);
@@ -1301,6 +1318,9 @@ static void bpf_tracing_multi_link_release(struct bpf_link *l)
 	detaching = false;
 	multi_tidy();
 	mutex_unlock(&tramp_multi_mutex);
+	/* as ftrace_shutdown(): no task is on its way to the link's program */
+	synchronize_rcu_tasks_rude();
+	synchronize_rcu_tasks();
 	multi_link_put_trampolines(link);
 }
 
@@ -1783,9 +1803,7 @@ int bpf_tracing_multi_link_attach(const union bpf_attr *attr, struct bpf_prog *p
 	mutex_lock(&tramp_multi_mutex);
 	err = multi_link_set(link, true, link->cnt);
 	if (!err) {
-		attaching = true;
 		err = multi_link_reroute(link);
-		attaching = false;
 		if (err)
 			multi_link_set(link, false, link->cnt);
 	}

@@ -11,6 +11,11 @@
  * period cannot end while it spins; on the other CPU a thread detaches
  * the ordinary program and the test attaches others meanwhile.
  *
+ * grace_period_beside_multi: the same with a fentry.multi link on the
+ * function whose ordinary program goes: that detach reroutes the function
+ * under tramp_multi_mutex, and waits for the grace period only once it
+ * has released the mutex.
+ *
  * no_wait: a link attach that unregisters ops (a function moves from one
  * shared image to another, whose ops is new) does not wait for their
  * grace period either: ftrace hands them back after it
@@ -96,10 +101,10 @@ static void *detach_thread(void *arg)
 	return NULL;
 }
 
-static void test_grace_period(void)
+static void test_grace_period(bool beside)
 {
 	struct locking_ctx spin = { .cpu = 0 }, detach = { .cpu = 1 };
-	struct bpf_link *multi = NULL, *ordinary = NULL;
+	struct bpf_link *multi = NULL, *ordinary = NULL, *first = NULL;
 	bool spin_started = false, detach_started = false;
 	bool detached_before_multi, detached_before_ordinary, spun;
 	struct tracing_multi_updates *skel;
@@ -121,6 +126,12 @@ static void test_grace_period(void)
 		goto out;
 	if (!ASSERT_OK(pthread_getaffinity_np(pthread_self(), sizeof(cpus), &cpus), "affinity"))
 		goto out;
+	if (beside) {
+		first = bpf_program__attach_tracing_multi(skel->progs.multi, "bpf_fentry_test1",
+							  NULL);
+		if (!ASSERT_OK_PTR(first, "attach fentry.multi on bpf_fentry_test1"))
+			goto out;
+	}
 	detach.link = bpf_program__attach(skel->progs.ordinary1);
 	if (!ASSERT_OK_PTR(detach.link, "attach ordinary1"))
 		goto out;
@@ -162,6 +173,7 @@ out:
 	tidy_hold(false);
 	bpf_link__destroy(multi);
 	bpf_link__destroy(ordinary);
+	bpf_link__destroy(first);
 	tracing_multi_updates__destroy(skel);
 	pthread_setaffinity_np(pthread_self(), sizeof(cpus), &cpus);
 }
@@ -335,7 +347,9 @@ out:
 void serial_test_tracing_multi_updates(void)
 {
 	if (test__start_subtest("grace_period"))
-		test_grace_period();
+		test_grace_period(false);
+	if (test__start_subtest("grace_period_beside_multi"))
+		test_grace_period(true);
 	if (test__start_subtest("no_wait"))
 		test_no_wait();
 	if (test__start_subtest("call_sites"))
