@@ -62,6 +62,7 @@
 #include <linux/jhash.h>
 #include <linux/kallsyms.h>
 #include <linux/module.h>
+#include <linux/rcupdate_trace.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
@@ -128,7 +129,6 @@ struct multi_plan {
 	bool own_modify;		/* tr->fops, pointed at own_im in place */
 	struct ftrace_ops *fresh_fops;	/* tr->fops once ftrace has the old one */
 	bool own_live;			/* tr->fops points at own_im */
-	bool own_published;		/* it did at some point */
 	u32 own_flags;
 };
 
@@ -732,14 +732,14 @@ static void multi_image_put(struct multi_image_puts *b, struct bpf_tramp_image *
 		bpf_tramp_image_put(im);
 }
 
-/* Free @s; its image, if @used, goes to @puts (NULL: now). */
+/* Free @s; its image, if @used, goes to @puts (NULL: now); none if NULL. */
 static void shared_free(struct bpf_tramp_shared *s, bool used, struct multi_image_puts *puts)
 {
 	list_del(&s->list);
 	hash_del(&s->hnode);
 	if (used)
 		multi_image_put(puts, s->im);
-	else
+	else if (s->im)
 		bpf_tramp_image_free(s->im);
 	kfree(s->links);
 	kfree(s);
@@ -813,9 +813,35 @@ static int plans_modify(struct multi_plan *plans, u32 nr, bool undo, bool lock_d
 		if (err)
 			return err;
 		p->own_live = !undo;
-		p->own_published = true;
 	}
 	return 0;
+}
+
+/*
+ * After a failed reroute of @plans, rolled back: the images it published
+ * (own images and fresh shared ones) are no longer reachable, but a CPU
+ * may be in one, even from the idle loop, on its way to a program that
+ * may go once the attach fails. Jump over their fexit programs first (a
+ * task may return into one from the function), then wait as
+ * ftrace_shutdown() does, and for sleepable programs, which read the
+ * link. The images are put after (bpf_tramp_images_put_skipped()).
+ */
+static void multi_abandon(struct multi_plan *plans, u32 nr)
+{
+	struct bpf_tramp_shared *s;
+	u32 i;
+
+	for (i = 0; i < nr; i++) {
+		if (plans[i].own_im && !plans[i].own_live)
+			bpf_tramp_images_skip(&plans[i].own_im, 1);
+	}
+	list_for_each_entry(s, &tramp_touched_list, touched_node) {
+		if (s->fresh)
+			bpf_tramp_images_skip(&s->im, 1);
+	}
+	synchronize_rcu_tasks_rude();
+	synchronize_rcu_tasks();
+	synchronize_rcu_tasks_trace();
 }
 
 /*
@@ -965,10 +991,9 @@ static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mu
 out_modify:
 	/* modify_ftrace_direct() back to images that are still there */
 	WARN_ON_ONCE(plans_modify(plans, nr, true, lock_direct_mutex));
-	/* a task may be in an image just abandoned, before its programs */
-	synchronize_rcu_tasks();
 	inflight_plans = NULL;
 	inflight_nr = 0;
+	multi_abandon(plans, nr);
 out_plan:
 	for (i = 0; i < nr; i++) {
 		struct multi_plan *p = &plans[i];
@@ -976,16 +1001,15 @@ out_plan:
 		free_ops(p->own_ops);
 		free_ops(p->fresh_fops);
 		p->fresh_fops = NULL;
-		/* an image a CPU may have entered goes the RCU-tasks way */
-		if (p->own_im && (p->own_published || published))
-			bpf_tramp_image_put(p->own_im);
-		else if (p->own_im)
+		/* own_live: the undo failed, and it stays reachable (leaked) */
+		if (p->own_im && !p->own_live && published)
+			bpf_tramp_images_put_skipped(&p->own_im, 1);
+		else if (p->own_im && !p->own_live)
 			bpf_tramp_image_free(p->own_im);
 		p->own_ops = NULL;
 		p->own_im = NULL;
 		p->own_modify = false;
 		p->own_live = false;
-		p->own_published = false;
 		p->next = NULL;
 	}
 	list_for_each_entry_safe(s, tmp, &tramp_touched_list, touched_node) {
@@ -993,8 +1017,12 @@ out_plan:
 		free_ops(s->new_ops);
 		s->new_ops = NULL;
 		shared_plan_clear(s);
+		if (s->fresh && published) {
+			bpf_tramp_images_put_skipped(&s->im, 1);
+			s->im = NULL;
+		}
 		if (s->fresh)
-			shared_free(s, published, NULL);
+			shared_free(s, false, NULL);
 	}
 out:
 	tramp_touched_cnt = 0;
