@@ -97,6 +97,8 @@ struct bpf_tracing_multi_link {
 	struct bpf_tracing_multi_func *funcs;	/* sorted by addr */
 	/* bpf_arg_btf_slots() of funcs[i]'s prototype, if the program asks */
 	u32 (*arg_btf)[MAX_BPF_FUNC_ARGS];
+	/* freed after an RCU-tasks-trace grace period too: see multi_abandon() */
+	bool free_trace;
 };
 
 struct bpf_tramp_shared {
@@ -732,7 +734,7 @@ static void multi_image_put(struct multi_image_puts *b, struct bpf_tramp_image *
 		bpf_tramp_image_put(im);
 }
 
-/* Free @s; its image, if @used, goes to @puts (NULL: now); none if NULL. */
+/* Free @s; its image, if @used, goes to @puts (NULL: now); no image: s->im NULL. */
 static void shared_free(struct bpf_tramp_shared *s, bool used, struct multi_image_puts *puts)
 {
 	list_del(&s->list);
@@ -823,8 +825,11 @@ static int plans_modify(struct multi_plan *plans, u32 nr, bool undo, bool lock_d
  * may be in one, even from the idle loop, on its way to a program that
  * may go once the attach fails. Jump over their fexit programs first (a
  * task may return into one from the function), then wait as
- * ftrace_shutdown() does, and for sleepable programs, which read the
- * link. The images are put after (bpf_tramp_images_put_skipped()).
+ * ftrace_shutdown() does. The images are put after
+ * (bpf_tramp_images_put_skipped()). A sleepable program may sleep in one
+ * and read its link after: not waited for here (a syscall program may be
+ * attaching, inside rcu_read_lock_trace()); the failed link is freed
+ * after that grace period instead (free_trace).
  */
 static void multi_abandon(struct multi_plan *plans, u32 nr)
 {
@@ -841,7 +846,6 @@ static void multi_abandon(struct multi_plan *plans, u32 nr)
 	}
 	synchronize_rcu_tasks_rude();
 	synchronize_rcu_tasks();
-	synchronize_rcu_tasks_trace();
 }
 
 /*
@@ -1352,17 +1356,30 @@ static void bpf_tracing_multi_link_release(struct bpf_link *l)
 	multi_link_put_trampolines(link);
 }
 
+static void multi_link_free(struct bpf_tracing_multi_link *link)
+{
+	kvfree(link->funcs);
+	kvfree(link->arg_btf);
+	module_put(link->mod);
+	btf_put(link->btf);
+	kfree(link);
+}
+
+static void multi_link_free_trace(struct rcu_head *rcu)
+{
+	multi_link_free(container_of(rcu, struct bpf_tracing_multi_link, link.link.rcu));
+}
+
 /* Runs after an RCU grace period (programs may read funcs[] until then). */
 static void bpf_tracing_multi_link_dealloc(struct bpf_link *l)
 {
 	struct bpf_tracing_multi_link *link =
 		container_of(l, struct bpf_tracing_multi_link, link.link);
 
-	kvfree(link->funcs);
-	kvfree(link->arg_btf);
-	module_put(link->mod);
-	btf_put(link->btf);
-	kfree(link);
+	if (link->free_trace)
+		call_rcu_tasks_trace(&l->rcu, multi_link_free_trace);
+	else
+		multi_link_free(link);
 }
 
 static void bpf_tracing_multi_link_show_fdinfo(const struct bpf_link *l,
@@ -1840,6 +1857,8 @@ int bpf_tracing_multi_link_attach(const union bpf_attr *attr, struct bpf_prog *p
 	kvfree(cookies);
 	if (err) {
 		multi_link_put_trampolines(link);
+		/* without its program, bpf_link_free() waits for RCU alone */
+		link->free_trace = prog->sleepable;
 		bpf_link_cleanup(&primer);	/* frees the link */
 		return err;
 	}
