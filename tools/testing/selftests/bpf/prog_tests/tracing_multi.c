@@ -615,12 +615,17 @@ out:
 
 /* A sleepable multi program attaches to functions that allow sleepable
  * programs (bpf_fentry_test1 is in the sleepable fmodret set) and to no other.
+ * Once bpf_fentry_test1 is full, one more link fails after it was created:
+ * a failed sleepable attach frees its link after an RCU-tasks-trace grace
+ * period (the kernel's free_trace), and the links before still run.
  */
 static void test_sleepable(void)
 {
+	struct bpf_link *links[39] = {};	/* BPF_MAX_TRAMP_LINKS (38) fit */
 	struct tracing_multi *skel;
 	struct bpf_link *link;
 	__u32 ids[NR_FUNCS];
+	int i, n, err = 0;
 
 	if (fentry_test_ids(ids))
 		return;
@@ -635,6 +640,23 @@ static void test_sleepable(void)
 	test_run(skel->progs.sleepable);
 	ASSERT_EQ(skel->bss->sleepable_hits, 1, "hits");
 	bpf_link__destroy(link);
+
+	for (n = 0; n < ARRAY_SIZE(links); n++) {
+		links[n] = attach_ids(skel->progs.sleepable, ids, 1);
+		err = libbpf_get_error(links[n]);
+		if (err) {
+			links[n] = NULL;
+			break;
+		}
+	}
+	/* arm64 fits fewer programs in a trampoline's page */
+	ASSERT_EQ(err, -E2BIG, "one link too many");
+	ASSERT_GE(n, 8, "links that fit");
+	skel->bss->sleepable_hits = 0;
+	test_run(skel->progs.sleepable);
+	ASSERT_EQ(skel->bss->sleepable_hits, n, "hits after the failed attach");
+	for (i = 0; i < ARRAY_SIZE(links); i++)
+		bpf_link__destroy(links[i]);
 out:
 	tracing_multi__destroy(skel);
 }
