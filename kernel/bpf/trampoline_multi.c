@@ -329,7 +329,7 @@ static struct bpf_tramp_shared *
 shared_create(const struct btf_func_model *sm, u8 ret_off,
 	      struct bpf_tracing_multi_link **links, u32 n)
 {
-	u32 flags = BPF_TRAMP_F_SHARED | BPF_TRAMP_F_IP_ARG;
+	u32 flags = BPF_TRAMP_F_SHARED;
 	void *func_addr = (void *)(unsigned long)ret_off;
 	struct bpf_tramp_links *tlinks;
 	struct bpf_tramp_shared *s;
@@ -536,8 +536,7 @@ static int plan_own(struct multi_plan *p)
 		return PTR_ERR(tlinks);
 	for (kind = 0; kind < BPF_TRAMP_MAX; kind++)
 		tlinks[kind].skippable = true;	/* see multi_link_skip() */
-	flags = BPF_TRAMP_F_IP_ARG |
-		(tr->flags & (BPF_TRAMP_F_TAIL_CALL_CTX | BPF_TRAMP_F_SHARE_IPMODIFY));
+	flags = tr->flags & (BPF_TRAMP_F_TAIL_CALL_CTX | BPF_TRAMP_F_SHARE_IPMODIFY);
 	if (tlinks[BPF_TRAMP_FEXIT].nr_links || tlinks[BPF_TRAMP_MODIFY_RETURN].nr_links) {
 		flags |= BPF_TRAMP_F_CALL_ORIG | BPF_TRAMP_F_SKIP_FRAME;
 		/* call what the IPMODIFY user made of the function */

@@ -115,6 +115,64 @@ out:
 	tracing_multi_hardening__destroy(skel);
 }
 
+/*
+ * A trampoline stores the traced IP only for programs that read it, and
+ * for programs that tail call: the program they reach may read it, by
+ * bpf_get_func_ip() or, in a multi program, bpf_get_attach_cookie().
+ */
+static void test_tail_call_ip(void)
+{
+	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
+	struct bpf_link *link = NULL, *ordinary = NULL;
+	struct tracing_multi_hardening *skel;
+	__u32 ids[NR_FUNCS], key = 0;
+	__u64 cookie = 0x5eed, addr;
+	int fd;
+
+	if (fentry_test_ids(ids) ||
+	    !ASSERT_OK(kallsyms_find("bpf_fentry_test1", &addr), "ksym bpf_fentry_test1"))
+		return;
+	skel = tracing_multi_hardening__open();
+	if (!ASSERT_OK_PTR(skel, "open"))
+		return;
+	bpf_program__set_autoload(skel->progs.ip_caller, true);
+	bpf_program__set_autoload(skel->progs.ip_reader, true);
+	bpf_program__set_autoload(skel->progs.ip_caller_ordinary, true);
+	bpf_program__set_autoload(skel->progs.ip_reader_ordinary, true);
+	if (!ASSERT_OK(tracing_multi_hardening__load(skel), "load"))
+		goto out;
+	fd = bpf_program__fd(skel->progs.ip_reader);
+	if (!ASSERT_OK(bpf_map_update_elem(bpf_map__fd(skel->maps.jmp_ip), &key, &fd, BPF_ANY),
+		       "multi reader taken"))
+		goto out;
+	fd = bpf_program__fd(skel->progs.ip_reader_ordinary);
+	if (!ASSERT_OK(bpf_map_update_elem(bpf_map__fd(skel->maps.jmp_ip_ordinary), &key, &fd,
+					   BPF_ANY), "ordinary reader taken"))
+		goto out;
+
+	opts.ids = ids;		/* bpf_fentry_test1 */
+	opts.cookies = &cookie;
+	opts.cnt = 1;
+	link = bpf_program__attach_tracing_multi(skel->progs.ip_caller, NULL, &opts);
+	if (!ASSERT_OK_PTR(link, "attach multi caller"))
+		goto out;
+	test_run(skel->progs.ip_caller);
+	ASSERT_EQ(skel->bss->ip_seen, addr, "multi reader's bpf_get_func_ip()");
+	ASSERT_EQ(skel->bss->cookie_seen, cookie, "multi reader's cookie");
+	bpf_link__destroy(link);
+	link = NULL;
+
+	ordinary = bpf_program__attach(skel->progs.ip_caller_ordinary);
+	if (!ASSERT_OK_PTR(ordinary, "attach ordinary caller"))
+		goto out;
+	test_run(skel->progs.ip_caller_ordinary);
+	ASSERT_EQ(skel->bss->ordinary_ip_seen, addr, "ordinary reader's bpf_get_func_ip()");
+out:
+	bpf_link__destroy(ordinary);
+	bpf_link__destroy(link);
+	tracing_multi_hardening__destroy(skel);
+}
+
 static char log_buf[64 * 1024];
 
 /* "Cannot extend fentry/fexit" holds for the multi kinds too. */
@@ -859,6 +917,8 @@ void test_tracing_multi_hardening(void)
 		test_tail_call_callee_first();
 	if (test__start_subtest("tail_call_same_reads"))
 		test_tail_call_same_reads();
+	if (test__start_subtest("tail_call_ip"))
+		test_tail_call_ip();
 	if (test__start_subtest("extension"))
 		test_extension();
 	if (test__start_subtest("attr_padding"))

@@ -62,6 +62,51 @@ int tc_reader_kfunc(void *ctx)
 	return 0;
 }
 
+/*
+ * tail_call_ip: callers that read no IP, each with an array of its own,
+ * reach programs that read the IP (and a multi program's cookie, found by
+ * it): the trampoline stores the IP for programs that tail call.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 1);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} jmp_ip SEC(".maps"), jmp_ip_ordinary SEC(".maps");
+
+__u64 ip_seen, cookie_seen, ordinary_ip_seen;
+
+SEC("?fentry.multi")
+int ip_caller(void *ctx)
+{
+	bpf_tail_call(ctx, &jmp_ip, 0);
+	return 0;
+}
+
+/* Never attached. */
+SEC("?fentry.multi")
+int ip_reader(void *ctx)
+{
+	ip_seen = bpf_get_func_ip(ctx);
+	cookie_seen = bpf_get_attach_cookie(ctx);
+	return 0;
+}
+
+SEC("?fentry/bpf_fentry_test1")
+int ip_caller_ordinary(void *ctx)
+{
+	bpf_tail_call(ctx, &jmp_ip_ordinary, 0);
+	return 0;
+}
+
+/* Never attached. */
+SEC("?fentry/bpf_fentry_test1")
+int ip_reader_ordinary(void *ctx)
+{
+	ordinary_ip_seen = bpf_get_func_ip(ctx);
+	return 0;
+}
+
 __noinline int multi_subprog(__u64 x)
 {
 	return x ? 1 : 0;
