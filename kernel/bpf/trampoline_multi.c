@@ -86,8 +86,9 @@ struct bpf_tracing_multi_func {
 };
 
 struct bpf_tracing_multi_link {
-	/* link.cookie is the link itself: the cookie helper looks up the
-	 * function's cookie from there.
+	/* link.cookie is the link itself, where the program may read the
+	 * IP: the helpers that find the function by it look it up there
+	 * (multi_func_of()). Else 0, which an image stores in less code.
 	 */
 	struct bpf_tramp_link link;
 	enum bpf_attach_type attach_type;
@@ -1834,7 +1835,8 @@ int bpf_tracing_multi_link_attach(const union bpf_attr *attr, struct bpf_prog *p
 
 	bpf_link_init(&link->link.link, BPF_LINK_TYPE_TRACING_MULTI,
 		      &bpf_tracing_multi_link_lops, prog);
-	link->link.cookie = (u64)(unsigned long)link;
+	if (bpf_prog_may_read_func_ip(prog))
+		link->link.cookie = (u64)(unsigned long)link;
 	err = multi_link_resolve(link, prog, ids, cookies);
 	if (!err)
 		err = multi_link_arg_btf(link, prog);
@@ -1976,8 +1978,8 @@ static void show_links(struct seq_file *m, struct bpf_tracing_multi_link **links
 /*
  * <debugfs>/bpf_multi_trampolines: every trampoline that runs multi links,
  * one line each, then its functions, one a line:
- *   shared <id>[ dead] args=<n> funcs=<n> links=<link ids>
- *   own[ stale] args=<n> progs=<ordinary programs> links=<link ids>
+ *   shared <id>[ dead] args=<n> funcs=<n> size=<n> links=<link ids>
+ *   own[ stale] key=<key> args=<n> progs=<ordinary programs> size=<n> links=<link ids>
  * "dead": jumps over a detached link's programs (multi_link_skip());
  * "stale": the function waits for multi_tidy().
  */
@@ -1997,8 +1999,9 @@ static int multi_tramps_show(struct seq_file *m, void *v)
 			seq_printf(m, "\t%ps\n", tr->func.addr);
 	}
 	list_for_each_entry(tr, &tramp_own_list, shared_node) {
-		seq_printf(m, "own%s args=%u progs=%d links=", tr->multi_stale ? " stale" : "",
-			   model_slots(&tr->func.model), tr_ordinary_cnt(tr));
+		seq_printf(m, "own%s key=%llu args=%u progs=%d size=%d links=",
+			   tr->multi_stale ? " stale" : "", tr->key, model_slots(&tr->func.model),
+			   tr_ordinary_cnt(tr), tr->cur_image ? tr->cur_image->size : 0);
 		show_links(m, links, tr_links(tr, links));
 		seq_printf(m, "\t%ps\n", tr->func.addr);
 	}

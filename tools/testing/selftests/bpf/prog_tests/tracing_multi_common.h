@@ -69,6 +69,8 @@ void tracing_multi_mark(const char *fmt, ...);
 void tracing_multi_settle(void);
 /* tracing_multi_hardening.c: its live patch subtest */
 void tracing_multi_test_livepatch(void);
+/* if set, called where the live-patched function has an own image with fexit programs */
+extern void (*tracing_multi_lp_own_check)(const char *step);
 
 /*
  * Debug switch (Y or N): trampolines call the traced function by returning

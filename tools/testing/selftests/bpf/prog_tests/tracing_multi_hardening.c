@@ -558,6 +558,8 @@ static int lp_attach_both(struct lp_state *st, const char *what)
  * under them: the patched body runs, and programs see the function's IP,
  * cookie and (fexit) the patched return value.
  */
+void (*tracing_multi_lp_own_check)(const char *step);
+
 void tracing_multi_test_livepatch(void)
 {
 	struct lp_state st = { .entry_fd = -1, .exit_fd = -1, .btf_fd = -1 };
@@ -612,6 +614,8 @@ void tracing_multi_test_livepatch(void)
 	if (!ASSERT_OK_PTR(st.ord, "B: attach ordinary fexit"))
 		goto out;
 	lp_check(&st, "B: multi + ordinary", true);
+	if (tracing_multi_lp_own_check)
+		tracing_multi_lp_own_check("B: multi + ordinary");
 
 	/* the multi links leave, then come back */
 	lp_close(&st.entry_fd);
@@ -635,6 +639,8 @@ void tracing_multi_test_livepatch(void)
 		goto out;
 	patched = true;
 	lp_check(&st, "C: multi, patch enabled again", true);
+	if (tracing_multi_lp_own_check)
+		tracing_multi_lp_own_check("C: multi, patch enabled again");
 
 	lp_close(&st.entry_fd);
 	lp_close(&st.exit_fd);

@@ -6,7 +6,7 @@
  * no ENDBR for an indirect call. fexit.multi and fmod_ret.multi functions
  * share images all the same; the images hold the return-based call (read
  * back from kernel text), and the live patch subtest runs its own images
- * (BPF_TRAMP_F_ORIG_STACK) that way too.
+ * (BPF_TRAMP_F_ORIG_STACK) that way too, read back as well.
  */
 #include <test_progs.h>
 #include "tracing_multi.skel.h"
@@ -60,16 +60,15 @@ static __u64 ksym_addr(const char *name)
 	return found;
 }
 
-/* Does the shared image @id of @size bytes hold the return-based call? 1, 0, or -1 (error). */
-static int image_calls_by_return(struct tracing_multi_text *text, unsigned long long id,
+/* Does bpf_trampoline_<@key> (@size bytes) call by return? 1, 0, or -1 (error). */
+static int image_calls_by_return(struct tracing_multi_text *text, unsigned long long key,
 				 __u32 size)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, topts);
 	char name[64];
 	size_t i;
 
-	/* shared images' ksyms: bpf_trampoline_<id with bit 63 set> */
-	snprintf(name, sizeof(name), "bpf_trampoline_%llu", id | (1ULL << 63));
+	snprintf(name, sizeof(name), "bpf_trampoline_%llu", key);
 	text->bss->text_addr = ksym_addr(name);
 	if (!ASSERT_NEQ(text->bss->text_addr, 0, name))
 		return -1;
@@ -120,7 +119,8 @@ static void check_mode(bool by_return)
 		while (fgets(line, sizeof(line), f)) {
 			if (sscanf(line, "shared %llu args=%*u funcs=%*u size=%u", &id, &size) != 2)
 				continue;
-			ret = image_calls_by_return(text, id, size);
+			/* shared images' keys: their id with bit 63 set */
+			ret = image_calls_by_return(text, id | (1ULL << 63), size);
 			if (ret < 0)
 				break;
 			ASSERT_EQ(ret, by_return, "image calls the function by return");
@@ -140,6 +140,48 @@ out:
 	tracing_multi__destroy(skel);
 }
 
+/*
+ * For the live patch test: the live-patched function's own image
+ * (BPF_TRAMP_F_ORIG_STACK) calls what the patch left by return too.
+ */
+static void own_images_by_return(const char *step)
+{
+	struct tracing_multi_text *text;
+	unsigned long long key;
+	char line[256], name[96];
+	int n = 0, ret;
+	__u32 size;
+	FILE *f;
+
+	/* the function's images put before keep their ksym, of the same
+	 * name, until they are freed
+	 */
+	snprintf(name, sizeof(name), "%s: images put before freed", step);
+	if (!ASSERT_EQ(tramp_images_wait_freed(20000), 0, name))
+		return;
+	text = tracing_multi_text__open_and_load();
+	if (!ASSERT_OK_PTR(text, "open_and_load text"))
+		return;
+	f = fopen("/sys/kernel/debug/bpf_multi_trampolines", "r");
+	if (!ASSERT_OK_PTR(f, "open bpf_multi_trampolines"))
+		goto out;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "own key=%llu args=%*u progs=%*d size=%u", &key, &size) != 2)
+			continue;
+		ret = image_calls_by_return(text, key, size);
+		if (ret < 0)
+			break;
+		snprintf(name, sizeof(name), "%s: own image calls by return", step);
+		ASSERT_EQ(ret, 1, name);
+		n++;
+	}
+	fclose(f);
+	snprintf(name, sizeof(name), "%s: own images read", step);
+	ASSERT_EQ(n, 1, name);
+out:
+	tracing_multi_text__destroy(text);
+}
+
 /* serial: the switch is global, and every shared image is checked */
 void serial_test_tracing_multi_ibt_mode(void)
 {
@@ -148,8 +190,11 @@ void serial_test_tracing_multi_ibt_mode(void)
 	if (test__start_subtest("images_by_return"))
 		check_mode(true);
 	test_tracing_multi();
-	if (test__start_subtest("livepatch_by_return"))
+	if (test__start_subtest("livepatch_by_return")) {
+		tracing_multi_lp_own_check = own_images_by_return;
 		tracing_multi_test_livepatch();
+		tracing_multi_lp_own_check = NULL;
+	}
 	ASSERT_OK(write_file(CALL_BY_RETURN_KNOB, "N"), "clear " CALL_BY_RETURN_KNOB);
 	if (test__start_subtest("images_as_the_host"))
 		check_mode(host_calls_by_return());
