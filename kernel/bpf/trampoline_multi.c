@@ -710,12 +710,10 @@ static LLIST_HEAD(multi_put_list);
  * grace period does. One for all the batches queued. Their fexit
  * programs were jumped over when queued (bpf_tramp_images_skip()).
  */
-static void multi_put_workfn(struct work_struct *work)
+static void multi_puts_free(struct llist_node *list)
 {
-	struct llist_node *list = llist_del_all(&multi_put_list);
 	struct multi_put_batch *b, *tmp;
 
-	synchronize_rcu_tasks_rude();
 	llist_for_each_entry_safe(b, tmp, list, node) {
 		bpf_tramp_images_put_skipped(b->ims, b->n);
 		bpf_tramp_images_dying_add(-b->n);
@@ -724,7 +722,41 @@ static void multi_put_workfn(struct work_struct *work)
 	}
 }
 
+static void multi_put_workfn(struct work_struct *work)
+{
+	struct llist_node *list = llist_del_all(&multi_put_list);
+
+	synchronize_rcu_tasks_rude();
+	multi_puts_free(list);
+}
+
 static DECLARE_WORK(multi_put_work, multi_put_workfn);
+
+/*
+ * What a multi link's release frees itself once it has waited, as
+ * ftrace_shutdown() does, after the reroutes it made under
+ * tramp_multi_mutex: the ftrace entries and ops they left
+ * (ftrace_direct_change.defer) and the images they let go. One wait for
+ * all: a wait of a work item of their own would start a rude grace period
+ * just before the release's, which then starts HZ / 10 later.
+ */
+struct multi_defer {
+	struct llist_head dead;
+	struct llist_head puts;
+};
+
+/* the current release's, under tramp_multi_mutex; NULL: work items wait */
+static struct multi_defer *multi_defer;
+
+static void multi_put_batch_queue(struct multi_put_batch *b)
+{
+	if (multi_defer) {
+		llist_add(&b->node, &multi_defer->puts);
+		return;
+	}
+	llist_add(&b->node, &multi_put_list);
+	queue_work(system_unbound_wq, &multi_put_work);
+}
 
 static void multi_image_put(struct multi_image_puts *b, struct bpf_tramp_image *im)
 {
@@ -899,6 +931,7 @@ static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mu
 	 * for it, ftrace waits, and the old one stays.
 	 */
 	c.release = free_ops;
+	c.defer = multi_defer ? &multi_defer->dead : NULL;
 	for (i = 0; i < nr; i++) {
 		struct multi_plan *p = &plans[i];
 
@@ -984,8 +1017,7 @@ static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mu
 		/* now, as bpf_tramp_image_put(): a program may go after the wait */
 		bpf_tramp_images_skip(batch->ims, puts.n);
 		bpf_tramp_images_dying_add(puts.n);
-		llist_add(&batch->node, &multi_put_list);
-		queue_work(system_unbound_wq, &multi_put_work);
+		multi_put_batch_queue(batch);
 	} else if (batch) {
 		bpf_tramp_images_put(batch->ims, puts.n);
 		kvfree(batch);
@@ -1340,19 +1372,24 @@ static void bpf_tracing_multi_link_release(struct bpf_link *l)
 {
 	struct bpf_tracing_multi_link *link =
 		container_of(l, struct bpf_tracing_multi_link, link.link);
+	struct multi_defer defer = {};
 
 	mutex_lock(&tramp_multi_mutex);
 	multi_link_set(link, false, link->cnt);
 	detaching = true;
+	multi_defer = &defer;
 	/* without memory, the link's programs are jumped over in place */
 	if (multi_link_reroute(link))
 		multi_link_skip(link);
 	detaching = false;
 	multi_tidy();
+	multi_defer = NULL;
 	mutex_unlock(&tramp_multi_mutex);
 	/* as ftrace_shutdown(): no task is on its way to the link's program */
 	synchronize_rcu_tasks_rude();
 	synchronize_rcu_tasks();
+	ftrace_direct_deferred_free(&defer.dead);
+	multi_puts_free(llist_del_all(&defer.puts));
 	multi_link_put_trampolines(link);
 }
 
