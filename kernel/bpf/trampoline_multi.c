@@ -20,9 +20,10 @@
  * it happens or, on error, none. An update waits for no grace period under
  * tramp_multi_mutex, unless memory runs out: the images and ops it
  * empties are freed after one by work items (multi_put_workfn(),
- * ftrace_direct_change.release), and a detach, which lets a program go,
+ * ftrace_direct_change.release). A detach, which lets a program go,
  * waits for one once it has released the mutex (as ftrace_shutdown()
- * would have before).
+ * would have before), and frees what its reroutes emptied itself:
+ * bpf_tramp_multi_wait().
  *
  * Live patches and other IPMODIFY ftrace users: ftrace lets a direct
  * trampoline share a function with one only if the trampoline calls the
@@ -703,13 +704,7 @@ struct multi_put_batch {
 
 static LLIST_HEAD(multi_put_list);
 
-/*
- * What ftrace's wait for the ops a reroute removed gave their images
- * before ftrace_direct_change.release: RCU-tasks (which the image puts
- * wait for) does not see a CPU that runs one in the idle loop; a rude
- * grace period does. One for all the batches queued. Their fexit
- * programs were jumped over when queued (bpf_tramp_images_skip()).
- */
+/* Put the images of the batches on @list, after a rude grace period. */
 static void multi_puts_free(struct llist_node *list)
 {
 	struct multi_put_batch *b, *tmp;
@@ -722,6 +717,13 @@ static void multi_puts_free(struct llist_node *list)
 	}
 }
 
+/*
+ * What ftrace's wait for the ops a reroute removed gave their images
+ * before ftrace_direct_change.release: RCU-tasks (which the image puts
+ * wait for) does not see a CPU that runs one in the idle loop; a rude
+ * grace period does. One for all the batches queued. Their fexit
+ * programs were jumped over when queued (bpf_tramp_images_skip()).
+ */
 static void multi_put_workfn(struct work_struct *work)
 {
 	struct llist_node *list = llist_del_all(&multi_put_list);
@@ -733,25 +735,23 @@ static void multi_put_workfn(struct work_struct *work)
 static DECLARE_WORK(multi_put_work, multi_put_workfn);
 
 /*
- * What a multi link's release frees itself once it has waited, as
- * ftrace_shutdown() does, after the reroutes it made under
- * tramp_multi_mutex: the ftrace entries and ops they left
- * (ftrace_direct_change.defer) and the images they let go. One wait for
- * all: a wait of a work item of their own would start a rude grace period
- * just before the release's, which then starts HZ / 10 later.
+ * What a detach frees itself in bpf_tramp_multi_wait(), after the
+ * reroutes it made under tramp_multi_mutex: the ftrace entries and ops
+ * they left (ftrace_direct_change.defer) and the images they let go. It
+ * waits anyway, and a work item's wait would start a rude grace period
+ * just before its own, which the RCU-tasks kthread then starts HZ / 10
+ * late.
  */
-struct multi_defer {
-	struct llist_head dead;
-	struct llist_head puts;
-};
-
-/* the current release's, under tramp_multi_mutex; NULL: work items wait */
-static struct multi_defer *multi_defer;
+static LLIST_HEAD(multi_deferred_dead);
+static LLIST_HEAD(multi_deferred_puts);
+/* under tramp_multi_mutex: the reroutes' caller calls bpf_tramp_multi_wait() */
+static bool multi_deferring;
 
 static void multi_put_batch_queue(struct multi_put_batch *b)
 {
-	if (multi_defer) {
-		llist_add(&b->node, &multi_defer->puts);
+	lockdep_assert_held(&tramp_multi_mutex);
+	if (multi_deferring) {
+		llist_add(&b->node, &multi_deferred_puts);
 		return;
 	}
 	llist_add(&b->node, &multi_put_list);
@@ -931,7 +931,7 @@ static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mu
 	 * for it, ftrace waits, and the old one stays.
 	 */
 	c.release = free_ops;
-	c.defer = multi_defer ? &multi_defer->dead : NULL;
+	c.defer = multi_deferring ? &multi_deferred_dead : NULL;
 	for (i = 0; i < nr; i++) {
 		struct multi_plan *p = &plans[i];
 
@@ -1296,7 +1296,9 @@ int bpf_tramp_multi_unlink(struct bpf_trampoline *tr, struct bpf_tramp_link *lin
 
 	lockdep_assert_held(&tramp_multi_mutex);
 	detaching = true;
+	multi_deferring = true;
 	err = bpf_tramp_multi_update(tr, true);
+	multi_deferring = false;
 	detaching = false;
 	if (!err || !tr->cur_image || !bpf_tramp_image_skip_link(tr->cur_image, link))
 		return err;
@@ -1304,6 +1306,30 @@ int bpf_tramp_multi_unlink(struct bpf_trampoline *tr, struct bpf_tramp_link *lin
 	stale_add(tr);
 	schedule_delayed_work(&multi_tidy_work, 0);
 	return 0;
+}
+
+/**
+ * bpf_tramp_multi_wait - wait as ftrace_shutdown() after a detach's reroutes
+ *
+ * Called after a detach that rerouted functions under tramp_multi_mutex (a
+ * multi link's release, an ordinary program's detach beside multi links),
+ * with the mutexes released. Returns once no task can be on its way to a
+ * program the detach let go, and frees what the reroutes left to it. It
+ * takes all that is queued before its waits start: whichever detach queued
+ * it, that detach's change was done by then.
+ *
+ * Context: process context, may sleep; no trampoline mutex held.
+ */
+void bpf_tramp_multi_wait(void)
+{
+	struct llist_head dead = { .first = llist_del_all(&multi_deferred_dead) };
+	struct llist_node *puts = llist_del_all(&multi_deferred_puts);
+
+	synchronize_rcu_tasks_rude();
+	/* the images' first RCU-tasks wait is the one below */
+	multi_puts_free(puts);
+	synchronize_rcu_tasks();
+	ftrace_direct_deferred_free(&dead);
 }
 
 /* Add (or remove) @link's functions to (from) their trampolines. */
@@ -1372,24 +1398,19 @@ static void bpf_tracing_multi_link_release(struct bpf_link *l)
 {
 	struct bpf_tracing_multi_link *link =
 		container_of(l, struct bpf_tracing_multi_link, link.link);
-	struct multi_defer defer = {};
 
 	mutex_lock(&tramp_multi_mutex);
 	multi_link_set(link, false, link->cnt);
 	detaching = true;
-	multi_defer = &defer;
+	multi_deferring = true;
 	/* without memory, the link's programs are jumped over in place */
 	if (multi_link_reroute(link))
 		multi_link_skip(link);
 	detaching = false;
 	multi_tidy();
-	multi_defer = NULL;
+	multi_deferring = false;
 	mutex_unlock(&tramp_multi_mutex);
-	/* as ftrace_shutdown(): no task is on its way to the link's program */
-	synchronize_rcu_tasks_rude();
-	synchronize_rcu_tasks();
-	ftrace_direct_deferred_free(&defer.dead);
-	multi_puts_free(llist_del_all(&defer.puts));
+	bpf_tramp_multi_wait();
 	multi_link_put_trampolines(link);
 }
 
