@@ -735,16 +735,20 @@ static void multi_put_workfn(struct work_struct *work)
 static DECLARE_WORK(multi_put_work, multi_put_workfn);
 
 /*
- * What a detach frees itself in bpf_tramp_multi_wait(), after the
- * reroutes it made under tramp_multi_mutex: the ftrace entries and ops
- * they left (ftrace_direct_change.defer) and the images they let go. It
- * waits anyway, and a work item's wait would start a rude grace period
- * just before its own, which the RCU-tasks kthread then starts HZ / 10
- * late.
+ * What a detach's reroutes leave to bpf_tramp_multi_wait() instead of
+ * work items: the ftrace entries and ops (ftrace_direct_change.defer) and
+ * the image batches. The detach waits for the same grace periods anyway;
+ * a work item asking for a rude one just before it would make the
+ * detach's own start HZ / 10 later (the RCU-tasks kthread's pause
+ * between grace periods).
  */
 static LLIST_HEAD(multi_deferred_dead);
 static LLIST_HEAD(multi_deferred_puts);
-/* under tramp_multi_mutex: the reroutes' caller calls bpf_tramp_multi_wait() */
+/*
+ * Set by a detach (multi link release, ordinary unlink beside multi links)
+ * around its reroutes, under tramp_multi_mutex; it calls
+ * bpf_tramp_multi_wait() once it has released the mutexes.
+ */
 static bool multi_deferring;
 
 static void multi_put_batch_queue(struct multi_put_batch *b)
@@ -923,9 +927,9 @@ static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mu
 	c.del = c.add + ntouched + nr;
 	/*
 	 * ftrace frees the ops that leave after their grace period, and
-	 * nothing waits for it here, under tramp_multi_mutex: a detach, whose
-	 * program may be freed once it returns, waits once the mutexes are
-	 * released (bpf_trampoline_unlink_prog(), multi link release). A
+	 * nothing waits for it here, under tramp_multi_mutex: a work item
+	 * does, or, in a detach (whose program may be freed once it returns),
+	 * bpf_tramp_multi_wait() once the mutexes are released (c.defer). A
 	 * function's tr->fops that leaves for a shared image or none may be
 	 * registered again: the function gets a fresh one. Without memory
 	 * for it, ftrace waits, and the old one stays.
@@ -1315,8 +1319,10 @@ int bpf_tramp_multi_unlink(struct bpf_trampoline *tr, struct bpf_tramp_link *lin
  * multi link's release, an ordinary program's detach beside multi links),
  * with the mutexes released. Returns once no task can be on its way to a
  * program the detach let go, and frees what the reroutes left to it. It
- * takes all that is queued before its waits start: whichever detach queued
- * it, that detach's change was done by then.
+ * takes all that is queued before its waits start, whichever detach
+ * queued it: an item is queued only once nothing reaches it, so the grace
+ * periods that follow cover it. It may so free another detach's items,
+ * in batches with cond_resched() between them.
  *
  * Context: process context, may sleep; no trampoline mutex held.
  */
@@ -1326,7 +1332,7 @@ void bpf_tramp_multi_wait(void)
 	struct llist_node *puts = llist_del_all(&multi_deferred_puts);
 
 	synchronize_rcu_tasks_rude();
-	/* the images' first RCU-tasks wait is the one below */
+	/* as multi_put_workfn(): their grace periods start after the rude one */
 	multi_puts_free(puts);
 	synchronize_rcu_tasks();
 	ftrace_direct_deferred_free(&dead);
