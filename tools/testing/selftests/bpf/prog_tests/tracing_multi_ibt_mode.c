@@ -16,12 +16,34 @@
 void test_tracing_multi(void);
 
 #if defined(__x86_64__)
-/* call 1f; int3; 1: mov %rbx, (%rsp): the x86 JIT's emit_call_by_return() */
-static const __u8 by_return[] = { 0xe8, 0x01, 0x00, 0x00, 0x00, 0xcc, 0x48, 0x89, 0x1c, 0x24 };
+/*
+ * The x86 JIT's emit_call_by_return(): a call (e8 rel32) to a push of the
+ * trampoline's return address, the body (push 8(%rbp): ff 75 08), in the
+ * same image.
+ */
+static const __u8 by_return_push[] = { 0xff, 0x75, 0x08 };
+
+static bool calls_by_return_at(const __u8 *text, size_t len, size_t i)
+{
+	__s32 rel;
+	long long to;
+
+	if (text[i] != 0xe8 || i + 5 > len)
+		return false;
+	memcpy(&rel, text + i + 1, sizeof(rel));
+	to = (long long)i + 5 + rel;
+	return to >= 0 && to + sizeof(by_return_push) <= len &&
+	       !memcmp(text + to, by_return_push, sizeof(by_return_push));
+}
 #elif defined(__aarch64__)
 /* adr x30, #8; ret x10: arm64's trampolines always call by return */
 static const __u8 by_return[] = { 0x5e, 0x00, 0x00, 0x10, 0x40, 0x01, 0x5f, 0xd6 };
 #define ALWAYS_BY_RETURN
+
+static bool calls_by_return_at(const __u8 *text, size_t len, size_t i)
+{
+	return i + sizeof(by_return) <= len && !memcmp(text + i, by_return, sizeof(by_return));
+}
 #endif
 
 /* Does the JIT call by return without the switch: with IBT enforced, or on arm64? */
@@ -80,8 +102,8 @@ static int image_calls_by_return(struct tracing_multi_text *text, unsigned long 
 		       "read_text") ||
 	    !ASSERT_OK(text->bss->text_err, "read image text"))
 		return -1;
-	for (i = 0; i + sizeof(by_return) <= text->bss->text_len; i++)
-		if (!memcmp(text->bss->text + i, by_return, sizeof(by_return)))
+	for (i = 0; i < text->bss->text_len; i++)
+		if (calls_by_return_at((const __u8 *)text->bss->text, text->bss->text_len, i))
 			return 1;
 	return 0;
 }
