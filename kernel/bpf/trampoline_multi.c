@@ -1227,13 +1227,13 @@ static void multi_tidy_workfn(struct work_struct *work)
 
 /*
  * After jumping over programs: every CPU has synchronized its instruction
- * stream (the jumps are what it fetches), and no task is between a NOP it
- * passed and the end of the program it guards.
+ * stream (the jumps are what it fetches). That no task is between a NOP
+ * it passed and the end of the program it guards is for the detach's
+ * bpf_tramp_multi_wait(), after the mutexes: both callers are detaches.
  */
 static void skip_sync(void)
 {
 	kick_all_cpus_sync();
-	synchronize_rcu_tasks();
 }
 
 /* Jump over @link's programs in @s's image; false if it has none. */

@@ -177,6 +177,23 @@ static bool calls_counted(struct tracing_multi_fault *skel, __u64 *hits, __u64 w
 }
 
 /* The skeleton, the link that stays and the ordinary program. */
+/* The address of the kernel symbol @name, or 0. */
+static __u64 kallsyms_addr(const char *name)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	unsigned long long addr;
+	char sym[256], line[512];
+	__u64 found = 0;
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %*c %255s", &addr, sym) == 2 && !strcmp(sym, name))
+			found = addr;
+	fclose(f);
+	return found;
+}
+
 static struct tracing_multi_fault *fault_prepare(__u32 *ids, struct bpf_link **keep,
 						 struct bpf_link **plain)
 {
@@ -185,9 +202,16 @@ static struct tracing_multi_fault *fault_prepare(__u32 *ids, struct bpf_link **k
 
 	if (fault_setup() || fentry_test_ids(ids))
 		return NULL;
-	skel = tracing_multi_fault__open_and_load();
-	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+	skel = tracing_multi_fault__open();
+	if (!ASSERT_OK_PTR(skel, "open"))
 		return NULL;
+	/* a function of its own with CONFIG_TASKS_RCU only */
+	bpf_program__set_autoload(skel->progs.fi_wait_tasks,
+				  kallsyms_addr("synchronize_rcu_tasks") != 0);
+	if (!ASSERT_OK(tracing_multi_fault__load(skel), "load")) {
+		tracing_multi_fault__destroy(skel);
+		return NULL;
+	}
 	skel->bss->pid = getpid();
 	opts.ids = ids;
 	opts.cnt = FAULT_FUNCS;
@@ -367,8 +391,9 @@ static void test_detach_deferred(void)
 	struct bpf_link *keep = NULL, *plain = NULL;
 	struct tracing_multi_fault *skel;
 	char *before, *now = NULL;
+	struct bpf_link *wait_links[3] = {};
 	__u32 ids[NR_FUNCS];
-	int fd;
+	int fd, i;
 
 	skel = fault_prepare(ids, &keep, &plain);
 	if (!skel)
@@ -378,11 +403,29 @@ static void test_detach_deferred(void)
 	if (!before || !ASSERT_GE(fd, 0, "attach") ||
 	    !calls_counted(skel, skel->bss->exit_hits, 1, "attached fexit", 0))
 		goto out;
+	skel->bss->multi_mutex = kallsyms_addr("tramp_multi_mutex");
+	if (!ASSERT_NEQ(skel->bss->multi_mutex, 0, "tramp_multi_mutex"))
+		goto out;
+	wait_links[0] = bpf_program__attach(skel->progs.fi_wait_rcu);
+	wait_links[1] = bpf_program__attach(skel->progs.fi_wait_rude);
+	if (bpf_program__autoload(skel->progs.fi_wait_tasks))
+		wait_links[2] = bpf_program__attach(skel->progs.fi_wait_tasks);
+	if (!ASSERT_OK_PTR(wait_links[0], "count synchronize_rcu") ||
+	    !ASSERT_OK_PTR(wait_links[1], "count synchronize_rcu_tasks_rude") ||
+	    (bpf_program__autoload(skel->progs.fi_wait_tasks) &&
+	     !ASSERT_OK_PTR(wait_links[2], "count synchronize_rcu_tasks")))
+		goto out;
+	skel->bss->waits = 0;
+	skel->bss->waits_held = 0;
 	if (tidy_hold(true) || fault_all_set(true))
 		goto out;
 	close(fd);
 	fd = -1;
 	fault_all_set(false);
+	/* the detach waits as ftrace_shutdown() would, with no mutex held */
+	ASSERT_GT(skel->bss->waits, 0, "grace periods the detach waited for");
+	ASSERT_EQ(skel->bss->waits_held, 0, "of them with tramp_multi_mutex held");
+	skel->bss->multi_mutex = 0;
 	ASSERT_TRUE(calls_counted(skel, skel->bss->exit_hits, 0, "detached fexit", 0),
 		    "detached without memory");
 	now = tramps_snapshot();
@@ -394,6 +437,8 @@ static void test_detach_deferred(void)
 		    "calls after the tidy");
 out:
 	tidy_hold(false);
+	for (i = 0; i < 3; i++)
+		bpf_link__destroy(wait_links[i]);
 	if (fd >= 0)
 		close(fd);
 	free(now);

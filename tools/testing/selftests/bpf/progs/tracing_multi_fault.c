@@ -54,3 +54,45 @@ int BPF_PROG(fi_plain, int a, __u64 b)
 		plain_hits++;
 	return 0;
 }
+
+/*
+ * The grace periods the test's process waits for (synchronize_rcu_tasks()
+ * is synchronize_rcu() without CONFIG_TASKS_RCU), and how many of them
+ * with tramp_multi_mutex (at multi_mutex) held: its owner word is the
+ * owning task, with flags in the low 3 bits.
+ */
+__u64 multi_mutex;
+int waits, waits_held;
+
+static __always_inline void count_wait(void)
+{
+	unsigned long owner = 0;
+
+	if ((bpf_get_current_pid_tgid() >> 32) != pid || !multi_mutex)
+		return;
+	waits++;
+	bpf_probe_read_kernel(&owner, sizeof(owner), (void *)multi_mutex);
+	if ((owner & ~0x7UL) == (unsigned long)bpf_get_current_task())
+		waits_held++;
+}
+
+SEC("fentry/synchronize_rcu")
+int BPF_PROG(fi_wait_rcu)
+{
+	count_wait();
+	return 0;
+}
+
+SEC("fentry/synchronize_rcu_tasks_rude")
+int BPF_PROG(fi_wait_rude)
+{
+	count_wait();
+	return 0;
+}
+
+SEC("?fentry/synchronize_rcu_tasks")
+int BPF_PROG(fi_wait_tasks)
+{
+	count_wait();
+	return 0;
+}
