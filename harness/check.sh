@@ -8,6 +8,8 @@
 # (retpolines and call depth tracking, harness/config/mitigations.*), with
 # the tests of harness/tests/list.mitigations. CHECK_VARIANTS="" leaves it
 # out (the default when TESTS is given); CHECK_VARIANTS=mitigations runs it.
+# CHECK_TP_ARGS: more arguments for test_progs (-v prints what passing tests
+# print, their figures).
 . "$(dirname "$0")/lib.sh"
 arches=("$@")
 [ ${#arches[@]} -gt 0 ] || arches=(x86_64 arm64)
@@ -66,7 +68,7 @@ for run in "${runs[@]}"; do
 	set -o pipefail
 	out=/work/check/$ANAME
 	cd $GUEST_SOUT
-	./test_progs -a @\$out/allow -d @\$out/deny 2>&1 | tee \$out/test_progs.log | sed 's/^/TP: /'
+	./test_progs ${CHECK_TP_ARGS:-} -a @\$out/allow -d @\$out/deny 2>&1 | tee \$out/test_progs.log | sed 's/^/TP: /'
 	echo "test_progs exit status \$?"
 	for c in \$(cat \$out/clients); do
 		grep -qxF "\$c" \$out/allow || continue

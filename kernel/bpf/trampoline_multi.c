@@ -155,6 +155,13 @@ static u32 inflight_nr;
 static bool detaching;
 
 /*
+ * Set by multi_abandon() under tramp_multi_mutex, for its holder: see
+ * multi_unlock().
+ */
+static bool multi_abandoned;
+static void multi_unlock(void);
+
+/*
  * Functions whose image jumps over a detached link's programs, each holding
  * a reference to its trampoline (multi_link_skip(), multi_tidy()).
  */
@@ -473,7 +480,7 @@ static int shared_ops_func(struct ftrace_ops *ops, unsigned long ip, enum ftrace
 				tr->flags &= ~BPF_TRAMP_F_SHARE_IPMODIFY;
 			mutex_unlock(&tr->mutex);
 		}
-		mutex_unlock(&tramp_multi_mutex);
+		multi_unlock();
 		if (err == -EAGAIN)
 			usleep_range(1000, 2000);
 		return err;
@@ -860,28 +867,52 @@ static int plans_modify(struct multi_plan *plans, u32 nr, bool undo, bool lock_d
  * (own images and fresh shared ones) are no longer reachable, but a CPU
  * may be in one, even from the idle loop, on its way to a program that
  * may go once the attach fails. Jump over their fexit programs first (a
- * task may return into one from the function), then wait as
- * ftrace_shutdown() does. The images are put after
+ * task may return into one from the function); the holder of
+ * tramp_multi_mutex waits as ftrace_shutdown() does once it has released
+ * it (multi_unlock()), and the images are put after the rude grace period
+ * of that wait, in the batch returned. Without memory for the batch, wait
+ * here, under the mutex, and return NULL: the images are put at once
  * (bpf_tramp_images_put_skipped()). A sleepable program may sleep in one
  * and read its link after: not waited for here (a syscall program may be
  * attaching, inside rcu_read_lock_trace()); the failed link is freed
  * after that grace period instead (free_trace).
  */
-static void multi_abandon(struct multi_plan *plans, u32 nr)
+static struct multi_put_batch *multi_abandon(struct multi_plan *plans, u32 nr)
 {
+	struct multi_put_batch *b;
 	struct bpf_tramp_shared *s;
-	u32 i;
+	u32 i, n = 0;
 
 	for (i = 0; i < nr; i++) {
-		if (plans[i].own_im && !plans[i].own_live)
+		if (plans[i].own_im && !plans[i].own_live) {
 			bpf_tramp_images_skip(&plans[i].own_im, 1);
+			n++;
+		}
 	}
 	list_for_each_entry(s, &tramp_touched_list, touched_node) {
-		if (s->fresh)
+		if (s->fresh) {
 			bpf_tramp_images_skip(&s->im, 1);
+			n++;
+		}
+	}
+	multi_abandoned = true;
+	b = kvmalloc(struct_size(b, ims, n), GFP_KERNEL | __GFP_NOWARN);
+	if (b) {
+		b->n = 0;
+		return b;
 	}
 	synchronize_rcu_tasks_rude();
 	synchronize_rcu_tasks();
+	return NULL;
+}
+
+/* Put @im, skipped by multi_abandon(): into @b, or now without it. */
+static void abandon_put(struct multi_put_batch *b, struct bpf_tramp_image *im)
+{
+	if (b)
+		b->ims[b->n++] = im;
+	else
+		bpf_tramp_images_put_skipped(&im, 1);
 }
 
 /*
@@ -893,7 +924,7 @@ static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mu
 {
 	struct ftrace_direct_change c = {};
 	struct multi_image_puts puts = {};
-	struct multi_put_batch *batch;
+	struct multi_put_batch *batch, *abandoned = NULL;
 	struct ftrace_ops **ops = NULL;
 	struct bpf_tramp_shared *s, *tmp;
 	u32 i, ntouched = 0;
@@ -1033,7 +1064,7 @@ out_modify:
 	WARN_ON_ONCE(plans_modify(plans, nr, true, lock_direct_mutex));
 	inflight_plans = NULL;
 	inflight_nr = 0;
-	multi_abandon(plans, nr);
+	abandoned = multi_abandon(plans, nr);
 out_plan:
 	for (i = 0; i < nr; i++) {
 		struct multi_plan *p = &plans[i];
@@ -1043,7 +1074,7 @@ out_plan:
 		p->fresh_fops = NULL;
 		/* own_live: the undo failed, and it stays reachable (leaked) */
 		if (p->own_im && !p->own_live && published)
-			bpf_tramp_images_put_skipped(&p->own_im, 1);
+			abandon_put(abandoned, p->own_im);
 		else if (p->own_im && !p->own_live)
 			bpf_tramp_image_free(p->own_im);
 		p->own_ops = NULL;
@@ -1058,11 +1089,16 @@ out_plan:
 		s->new_ops = NULL;
 		shared_plan_clear(s);
 		if (s->fresh && published) {
-			bpf_tramp_images_put_skipped(&s->im, 1);
+			abandon_put(abandoned, s->im);
 			s->im = NULL;
 		}
 		if (s->fresh)
 			shared_free(s, false, NULL);
+	}
+	if (abandoned) {
+		/* put by bpf_tramp_multi_wait(), from multi_unlock() */
+		bpf_tramp_images_dying_add(abandoned->n);
+		llist_add(&abandoned->node, &multi_deferred_puts);
 	}
 out:
 	tramp_touched_cnt = 0;
@@ -1123,9 +1159,25 @@ void bpf_tramp_multi_lock(void)
 	mutex_lock(&tramp_multi_mutex);
 }
 
+/*
+ * Release tramp_multi_mutex. If a reroute of this holder failed once a CPU
+ * could enter its images (multi_abandon()), wait as ftrace_shutdown()
+ * would have, now that the mutex is free: a failed attach frees its
+ * program once this returns. The wait puts the images too.
+ */
+static void multi_unlock(void)
+{
+	bool abandoned = multi_abandoned;
+
+	multi_abandoned = false;
+	mutex_unlock(&tramp_multi_mutex);
+	if (abandoned)
+		bpf_tramp_multi_wait();
+}
+
 void bpf_tramp_multi_unlock(void)
 {
-	mutex_unlock(&tramp_multi_mutex);
+	multi_unlock();
 }
 
 static int cmp_plan_addr(const void *a, const void *b)
@@ -1222,7 +1274,7 @@ static void multi_tidy_workfn(struct work_struct *work)
 {
 	mutex_lock(&tramp_multi_mutex);
 	multi_tidy();
-	mutex_unlock(&tramp_multi_mutex);
+	multi_unlock();
 }
 
 /*
@@ -1415,6 +1467,8 @@ static void bpf_tracing_multi_link_release(struct bpf_link *l)
 	detaching = false;
 	multi_tidy();
 	multi_deferring = false;
+	/* its wait below is multi_unlock()'s too */
+	multi_abandoned = false;
 	mutex_unlock(&tramp_multi_mutex);
 	bpf_tramp_multi_wait();
 	multi_link_put_trampolines(link);
@@ -1917,7 +1971,7 @@ int bpf_tracing_multi_link_attach(const union bpf_attr *attr, struct bpf_prog *p
 		if (err)
 			multi_link_set(link, false, link->cnt);
 	}
-	mutex_unlock(&tramp_multi_mutex);
+	multi_unlock();
 	kvfree(ids);
 	kvfree(cookies);
 	if (err) {

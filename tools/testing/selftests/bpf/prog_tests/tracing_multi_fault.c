@@ -194,6 +194,41 @@ static __u64 kallsyms_addr(const char *name)
 	return found;
 }
 
+/*
+ * Count the grace periods this process waits for, and those with
+ * tramp_multi_mutex held (the programs fi_wait_*), from now on.
+ */
+static int waits_count(struct tracing_multi_fault *skel, struct bpf_link **links)
+{
+	bool tasks = bpf_program__autoload(skel->progs.fi_wait_tasks);
+
+	skel->bss->multi_mutex = kallsyms_addr("tramp_multi_mutex");
+	if (!ASSERT_NEQ(skel->bss->multi_mutex, 0, "tramp_multi_mutex"))
+		return -1;
+	links[0] = bpf_program__attach(skel->progs.fi_wait_rcu);
+	links[1] = bpf_program__attach(skel->progs.fi_wait_rude);
+	if (tasks)
+		links[2] = bpf_program__attach(skel->progs.fi_wait_tasks);
+	if (!ASSERT_OK_PTR(links[0], "count synchronize_rcu") ||
+	    !ASSERT_OK_PTR(links[1], "count synchronize_rcu_tasks_rude") ||
+	    (tasks && !ASSERT_OK_PTR(links[2], "count synchronize_rcu_tasks")))
+		return -1;
+	skel->bss->waits = 0;
+	skel->bss->waits_held = 0;
+	return 0;
+}
+
+static void waits_count_end(struct tracing_multi_fault *skel, struct bpf_link **links)
+{
+	int i;
+
+	skel->bss->multi_mutex = 0;
+	for (i = 0; i < 3; i++) {
+		bpf_link__destroy(links[i]);
+		links[i] = NULL;
+	}
+}
+
 static struct tracing_multi_fault *fault_prepare(__u32 *ids, struct bpf_link **keep,
 						 struct bpf_link **plain)
 {
@@ -256,6 +291,7 @@ static void test_attach(void)
 	struct bpf_link *keep = NULL, *plain = NULL;
 	struct tracing_multi_fault *skel;
 	__u32 ids[NR_FUNCS];
+	struct bpf_link *wait_links[3] = {};
 	char *before, *after;
 	int n, fd, failed = 0;
 	bool fired;
@@ -264,6 +300,8 @@ static void test_attach(void)
 	if (!skel)
 		return;
 	before = tramps_snapshot();
+	if (waits_count(skel, wait_links))
+		goto out;
 	for (n = 1; before && n <= FAULT_MAX_NTH; n++) {
 		fault_arm(n);
 		fd = link_fexit_multi(skel, ids);
@@ -296,6 +334,11 @@ static void test_attach(void)
 	ASSERT_GT(failed, 0, "attaches failed");
 	ASSERT_LT(n, FAULT_MAX_NTH, "attach completed");
 	printf("attach: %d failed (1 allocation each), completed at allocation %d\n", failed, n);
+	/* a figure: failed attaches still wait with the mutex held */
+	printf("attach: %d grace periods waited for, %d of them with tramp_multi_mutex held\n",
+	       skel->bss->waits, skel->bss->waits_held);
+out:
+	waits_count_end(skel, wait_links);
 	fault_finish(skel, keep, plain, before);
 }
 
@@ -344,7 +387,7 @@ static void test_detach(void)
  */
 static void test_detach_ordinary(void)
 {
-	struct bpf_link *keep = NULL, *plain = NULL;
+	struct bpf_link *keep = NULL, *plain = NULL, *wait_links[3] = {};
 	struct tracing_multi_fault *skel;
 	__u32 ids[NR_FUNCS];
 	int n, faulted = 0;
@@ -356,6 +399,8 @@ static void test_detach_ordinary(void)
 		return;
 	bpf_link__destroy(plain);
 	before = tramps_snapshot();
+	if (waits_count(skel, wait_links))
+		goto out;
 	for (n = 1; before && n <= FAULT_MAX_NTH; n++) {
 		plain = bpf_program__attach(skel->progs.fi_plain);
 		if (!ASSERT_OK_PTR(plain, "attach plain"))
@@ -378,6 +423,10 @@ static void test_detach_ordinary(void)
 	ASSERT_LT(n, FAULT_MAX_NTH, "detach completed without a failure");
 	printf("detach_ordinary: %d with a failed allocation, completed at allocation %d\n",
 	       faulted, n);
+	printf("detach_ordinary: %d grace periods waited for, %d of them with tramp_multi_mutex held\n",
+	       skel->bss->waits, skel->bss->waits_held);
+out:
+	waits_count_end(skel, wait_links);
 	fault_finish(skel, keep, NULL, before);
 }
 
@@ -393,7 +442,7 @@ static void test_detach_deferred(void)
 	char *before, *now = NULL;
 	struct bpf_link *wait_links[3] = {};
 	__u32 ids[NR_FUNCS];
-	int fd, i;
+	int fd;
 
 	skel = fault_prepare(ids, &keep, &plain);
 	if (!skel)
@@ -403,21 +452,7 @@ static void test_detach_deferred(void)
 	if (!before || !ASSERT_GE(fd, 0, "attach") ||
 	    !calls_counted(skel, skel->bss->exit_hits, 1, "attached fexit", 0))
 		goto out;
-	skel->bss->multi_mutex = kallsyms_addr("tramp_multi_mutex");
-	if (!ASSERT_NEQ(skel->bss->multi_mutex, 0, "tramp_multi_mutex"))
-		goto out;
-	wait_links[0] = bpf_program__attach(skel->progs.fi_wait_rcu);
-	wait_links[1] = bpf_program__attach(skel->progs.fi_wait_rude);
-	if (bpf_program__autoload(skel->progs.fi_wait_tasks))
-		wait_links[2] = bpf_program__attach(skel->progs.fi_wait_tasks);
-	if (!ASSERT_OK_PTR(wait_links[0], "count synchronize_rcu") ||
-	    !ASSERT_OK_PTR(wait_links[1], "count synchronize_rcu_tasks_rude") ||
-	    (bpf_program__autoload(skel->progs.fi_wait_tasks) &&
-	     !ASSERT_OK_PTR(wait_links[2], "count synchronize_rcu_tasks")))
-		goto out;
-	skel->bss->waits = 0;
-	skel->bss->waits_held = 0;
-	if (tidy_hold(true) || fault_all_set(true))
+	if (waits_count(skel, wait_links) || tidy_hold(true) || fault_all_set(true))
 		goto out;
 	close(fd);
 	fd = -1;
@@ -425,7 +460,7 @@ static void test_detach_deferred(void)
 	/* the detach waits as ftrace_shutdown() would, with no mutex held */
 	ASSERT_GT(skel->bss->waits, 0, "grace periods the detach waited for");
 	ASSERT_EQ(skel->bss->waits_held, 0, "of them with tramp_multi_mutex held");
-	skel->bss->multi_mutex = 0;
+	waits_count_end(skel, wait_links);
 	ASSERT_TRUE(calls_counted(skel, skel->bss->exit_hits, 0, "detached fexit", 0),
 		    "detached without memory");
 	now = tramps_snapshot();
@@ -437,8 +472,7 @@ static void test_detach_deferred(void)
 		    "calls after the tidy");
 out:
 	tidy_hold(false);
-	for (i = 0; i < 3; i++)
-		bpf_link__destroy(wait_links[i]);
+	waits_count_end(skel, wait_links);
 	if (fd >= 0)
 		close(fd);
 	free(now);
