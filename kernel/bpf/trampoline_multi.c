@@ -795,9 +795,9 @@ static LIST_HEAD(tramp_own_list);
 
 /*
  * Record @p's new route once ftrace switched to it; the image left goes to
- * @puts. @released: ftrace frees the ops the change unregistered.
+ * @puts. ftrace frees the ops the change unregistered.
  */
-static void plan_commit(struct multi_plan *p, struct multi_image_puts *puts, bool released)
+static void plan_commit(struct multi_plan *p, struct multi_image_puts *puts)
 {
 	struct bpf_trampoline *tr = p->tr;
 	bool unregistered = tr->cur_image && !p->own_modify;
@@ -815,16 +815,13 @@ static void plan_commit(struct multi_plan *p, struct multi_image_puts *puts, boo
 		multi_image_put(puts, tr->cur_image);
 	tr->cur_image = p->own_im;
 	if (p->fresh_fops) {
-		/* tr->fops was unregistered: ftrace frees it, or it stays */
-		if (released)
-			tr->fops = p->fresh_fops;
-		else
-			free_ops(p->fresh_fops);
+		/* tr->fops was unregistered: ftrace frees it */
+		tr->fops = p->fresh_fops;
 		p->fresh_fops = NULL;
 	}
 	if (p->own_ops) {
-		/* tr->fops was unregistered (or never registered) */
-		if (!unregistered || !released)
+		/* tr->fops was unregistered (ftrace frees it) or never registered */
+		if (!unregistered)
 			free_ops(tr->fops);
 		tr->fops = p->own_ops;
 		tr->func.ftrace_managed = true;
@@ -869,50 +866,33 @@ static int plans_modify(struct multi_plan *plans, u32 nr, bool undo, bool lock_d
  * may go once the attach fails. Jump over their fexit programs first (a
  * task may return into one from the function); the holder of
  * tramp_multi_mutex waits as ftrace_shutdown() does once it has released
- * it (multi_unlock()), and the images are put after the rude grace period
- * of that wait, in the batch returned. Without memory for the batch, wait
- * here, under the mutex, and return NULL: the images are put at once
- * (bpf_tramp_images_put_skipped()). A sleepable program may sleep in one
- * and read its link after: not waited for here (a syscall program may be
- * attaching, inside rcu_read_lock_trace()); the failed link is freed
- * after that grace period instead (free_trace).
+ * it (multi_unlock()), and the images, which go into @b (abandon_put()),
+ * are put after the rude grace period of that wait. A sleepable program
+ * may sleep in one and read its link after: not waited for there (a
+ * syscall program may be attaching, inside rcu_read_lock_trace()); the
+ * failed link is freed after that grace period instead (free_trace).
  */
-static struct multi_put_batch *multi_abandon(struct multi_plan *plans, u32 nr)
+static void multi_abandon(struct multi_plan *plans, u32 nr, struct multi_put_batch *b)
 {
-	struct multi_put_batch *b;
 	struct bpf_tramp_shared *s;
-	u32 i, n = 0;
+	u32 i;
 
 	for (i = 0; i < nr; i++) {
-		if (plans[i].own_im && !plans[i].own_live) {
+		if (plans[i].own_im && !plans[i].own_live)
 			bpf_tramp_images_skip(&plans[i].own_im, 1);
-			n++;
-		}
 	}
 	list_for_each_entry(s, &tramp_touched_list, touched_node) {
-		if (s->fresh) {
+		if (s->fresh)
 			bpf_tramp_images_skip(&s->im, 1);
-			n++;
-		}
 	}
 	multi_abandoned = true;
-	b = kvmalloc(struct_size(b, ims, n), GFP_KERNEL | __GFP_NOWARN);
-	if (b) {
-		b->n = 0;
-		return b;
-	}
-	synchronize_rcu_tasks_rude();
-	synchronize_rcu_tasks();
-	return NULL;
+	b->n = 0;
 }
 
-/* Put @im, skipped by multi_abandon(): into @b, or now without it. */
+/* Put @im, skipped by multi_abandon(), with the batch @b. */
 static void abandon_put(struct multi_put_batch *b, struct bpf_tramp_image *im)
 {
-	if (b)
-		b->ims[b->n++] = im;
-	else
-		bpf_tramp_images_put_skipped(&im, 1);
+	b->ims[b->n++] = im;
 }
 
 /*
@@ -924,7 +904,7 @@ static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mu
 {
 	struct ftrace_direct_change c = {};
 	struct multi_image_puts puts = {};
-	struct multi_put_batch *batch, *abandoned = NULL;
+	struct multi_put_batch *batch = NULL, *abandoned = NULL;
 	struct ftrace_ops **ops = NULL;
 	struct bpf_tramp_shared *s, *tmp;
 	u32 i, ntouched = 0;
@@ -962,8 +942,8 @@ static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mu
 	 * does, or, in a detach (whose program may be freed once it returns),
 	 * bpf_tramp_multi_wait() once the mutexes are released (c.defer). A
 	 * function's tr->fops that leaves for a shared image or none may be
-	 * registered again: the function gets a fresh one. Without memory
-	 * for it, ftrace waits, and the old one stays.
+	 * registered again: the function gets a fresh one, and without
+	 * memory for it the reroute fails before anything changed.
 	 */
 	c.release = free_ops;
 	c.defer = multi_deferring ? &multi_deferred_dead : NULL;
@@ -975,14 +955,24 @@ static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mu
 		if (!p->tr->cur_image || p->own_modify)
 			continue;
 		c.del[c.nr_del++] = p->tr->fops;
-		if (p->own_ops || !c.release)
+		if (p->own_ops)
 			continue;
 		p->fresh_fops = kzalloc(sizeof(*p->fresh_fops), GFP_KERNEL);
-		if (p->fresh_fops)
-			bpf_tramp_ftrace_ops_init(p->fresh_fops, p->tr);
-		else
-			c.release = NULL;
+		if (!p->fresh_fops)
+			goto out_plan;
+		bpf_tramp_ftrace_ops_init(p->fresh_fops, p->tr);
 	}
+	/*
+	 * The images let go, put together: at most one per plan and one per
+	 * image touched, those left once the change is done or those it
+	 * published if it fails (multi_abandon()). Allocated before either,
+	 * so that neither waits with tramp_multi_mutex held.
+	 */
+	puts.cap = nr + ntouched;
+	batch = kvmalloc(struct_size(batch, ims, puts.cap), GFP_KERNEL | __GFP_NOWARN);
+	if (!batch)
+		goto out_plan;
+	puts.ims = batch->ims;
 	err = shared_plan_ips(plans, nr);
 	if (err)
 		goto out_plan;
@@ -1018,27 +1008,15 @@ static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mu
 	inflight_plans = NULL;
 	inflight_nr = 0;
 
-	/*
-	 * Done: record the new routes, free what is no longer used. The
-	 * images let go are put together: at most one per plan and one per
-	 * image touched; after a rude grace period if ftrace did not wait.
-	 */
-	puts.cap = nr + ntouched;
-	batch = kvmalloc(struct_size(batch, ims, puts.cap), GFP_KERNEL | __GFP_NOWARN);
-	if (batch)
-		puts.ims = batch->ims;
-	else if (c.release)
-		synchronize_rcu_tasks_rude();
+	/* Done: record the new routes, free what is no longer used. */
 	for (i = 0; i < nr; i++) {
-		plan_commit(&plans[i], &puts, !!c.release);
+		plan_commit(&plans[i], &puts);
 		cond_resched();
 	}
 	list_for_each_entry_safe(s, tmp, &tramp_touched_list, touched_node) {
 		list_del(&s->touched_node);
 		if (s->new_ops || !s->nr_funcs) {
-			/* an ops here left in c.del, if any */
-			if (!c.release)
-				free_ops(s->ops);
+			/* an ops here left in c.del, if any: ftrace frees it */
 			s->ops = s->new_ops;
 		}
 		s->new_ops = NULL;
@@ -1047,14 +1025,13 @@ static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mu
 		if (!s->nr_funcs)
 			shared_free(s, true, &puts);
 	}
-	if (batch && c.release && puts.n) {
+	if (puts.n) {
 		batch->n = puts.n;
 		/* now, as bpf_tramp_image_put(): a program may go after the wait */
 		bpf_tramp_images_skip(batch->ims, puts.n);
 		bpf_tramp_images_dying_add(puts.n);
 		multi_put_batch_queue(batch);
-	} else if (batch) {
-		bpf_tramp_images_put(batch->ims, puts.n);
+	} else {
 		kvfree(batch);
 	}
 	goto out;
@@ -1064,7 +1041,8 @@ out_modify:
 	WARN_ON_ONCE(plans_modify(plans, nr, true, lock_direct_mutex));
 	inflight_plans = NULL;
 	inflight_nr = 0;
-	abandoned = multi_abandon(plans, nr);
+	multi_abandon(plans, nr, batch);
+	abandoned = batch;
 out_plan:
 	for (i = 0; i < nr; i++) {
 		struct multi_plan *p = &plans[i];
@@ -1099,6 +1077,8 @@ out_plan:
 		/* put by bpf_tramp_multi_wait(), from multi_unlock() */
 		bpf_tramp_images_dying_add(abandoned->n);
 		llist_add(&abandoned->node, &multi_deferred_puts);
+	} else {
+		kvfree(batch);
 	}
 out:
 	tramp_touched_cnt = 0;
