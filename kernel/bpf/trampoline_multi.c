@@ -1336,6 +1336,8 @@ int bpf_tramp_multi_unlink(struct bpf_trampoline *tr, struct bpf_tramp_link *lin
 	err = bpf_tramp_multi_update(tr, true);
 	multi_deferring = false;
 	detaching = false;
+	/* the caller's bpf_tramp_multi_wait() is multi_unlock()'s too */
+	multi_abandoned = false;
 	if (!err || !tr->cur_image || !bpf_tramp_image_skip_link(tr->cur_image, link))
 		return err;
 	skip_sync();
@@ -1354,9 +1356,13 @@ int bpf_tramp_multi_unlink(struct bpf_trampoline *tr, struct bpf_tramp_link *lin
  * takes all that is queued before its waits start, whichever detach
  * queued it: an item is queued only once nothing reaches it, so the grace
  * periods that follow cover it. It may so free another detach's items,
- * in batches with cond_resched() between them.
+ * in batches with cond_resched() between them. Also called by
+ * multi_unlock() after a failed reroute (multi_abandon()).
  *
- * Context: process context, may sleep; no trampoline mutex held.
+ * Context: process context, may sleep; no trampoline mutex held. From
+ * multi_unlock() in an IPMODIFY callback (ftrace's ops_func), ftrace's
+ * direct_mutex is held, as it is around ftrace_shutdown()'s own waits:
+ * what it frees then takes ftrace_lock at most.
  */
 void bpf_tramp_multi_wait(void)
 {

@@ -179,7 +179,6 @@ static bool calls_counted(struct tracing_multi_fault *skel, __u64 *hits, __u64 w
 	return true;
 }
 
-/* The skeleton, the link that stays and the ordinary program. */
 /* The address of the kernel symbol @name, or 0. */
 static __u64 kallsyms_addr(const char *name)
 {
@@ -199,15 +198,18 @@ static __u64 kallsyms_addr(const char *name)
 
 /*
  * Count the grace periods this process waits for, and those with
- * tramp_multi_mutex held (the programs fi_wait_*), from now on.
+ * tramp_multi_mutex held (the programs fi_wait_*), from now on. Without
+ * the mutex in kallsyms (CONFIG_KALLSYMS_ALL), nothing is counted.
  */
 static int waits_count(struct tracing_multi_fault *skel, struct bpf_link **links)
 {
 	bool tasks = bpf_program__autoload(skel->progs.fi_wait_tasks);
 
 	skel->bss->multi_mutex = kallsyms_addr("tramp_multi_mutex");
-	if (!ASSERT_NEQ(skel->bss->multi_mutex, 0, "tramp_multi_mutex"))
-		return -1;
+	if (!skel->bss->multi_mutex) {
+		printf("%s: no tramp_multi_mutex in kallsyms: waits not counted\n", __func__);
+		return 0;
+	}
 	links[0] = bpf_program__attach(skel->progs.fi_wait_rcu);
 	links[1] = bpf_program__attach(skel->progs.fi_wait_rude);
 	if (tasks)
@@ -232,6 +234,7 @@ static void waits_count_end(struct tracing_multi_fault *skel, struct bpf_link **
 	}
 }
 
+/* The skeleton, the link that stays and the ordinary program. */
 static struct tracing_multi_fault *fault_prepare(__u32 *ids, struct bpf_link **keep,
 						 struct bpf_link **plain)
 {
@@ -470,7 +473,8 @@ static void test_detach_deferred(void)
 	fd = -1;
 	fault_all_set(false);
 	/* the detach waits as ftrace_shutdown() would, with no mutex held */
-	ASSERT_GT(skel->bss->waits, 0, "grace periods the detach waited for");
+	if (skel->bss->multi_mutex)
+		ASSERT_GT(skel->bss->waits, 0, "grace periods the detach waited for");
 	ASSERT_EQ(skel->bss->waits_held, 0, "of them with tramp_multi_mutex held");
 	waits_count_end(skel, wait_links);
 	ASSERT_TRUE(calls_counted(skel, skel->bss->exit_hits, 0, "detached fexit", 0),

@@ -59,7 +59,9 @@ int BPF_PROG(fi_plain, int a, __u64 b)
  * The grace periods the test's process waits for (synchronize_rcu_tasks()
  * is synchronize_rcu() without CONFIG_TASKS_RCU), and how many of them
  * with tramp_multi_mutex (at multi_mutex) held: its owner word is the
- * owning task, with flags in the low 3 bits.
+ * owning task, with flags in the low 3 bits (not so on PREEMPT_RT, whose
+ * mutex is an rt_mutex: never counted there). Only waits in the test's
+ * process count: a work item's (multi_tidy()) is not seen.
  */
 __u64 multi_mutex;
 int waits, waits_held;
