@@ -340,7 +340,7 @@ static void test_attach(void)
 	ASSERT_GT(failed, 0, "attaches failed");
 	ASSERT_LT(n, FAULT_MAX_NTH, "attach completed");
 	printf("attach: %d failed (1 allocation each), completed at allocation %d\n", failed, n);
-	printf("attach: %d grace periods waited for, %d of them with tramp_multi_mutex held\n",
+	printf("attach: %d grace periods waited for, %d with tramp_multi_mutex held\n",
 	       skel->bss->waits, skel->bss->waits_held);
 	/* a failed attach waits once it has released the mutex */
 	ASSERT_EQ(skel->bss->waits_held, 0, "grace periods waited for under tramp_multi_mutex");
@@ -387,7 +387,7 @@ static void test_detach(void)
 	ASSERT_GT(faulted, 0, "detaches with a failed allocation");
 	ASSERT_LT(n, FAULT_MAX_NTH, "detach completed without a failure");
 	printf("detach: %d with a failed allocation, completed at allocation %d\n", faulted, n);
-	printf("detach: %d grace periods waited for, %d of them with tramp_multi_mutex held\n",
+	printf("detach: %d grace periods waited for, %d with tramp_multi_mutex held\n",
 	       skel->bss->waits, skel->bss->waits_held);
 	ASSERT_EQ(skel->bss->waits_held, 0, "grace periods waited for under tramp_multi_mutex");
 out:
@@ -437,7 +437,7 @@ static void test_detach_ordinary(void)
 	ASSERT_LT(n, FAULT_MAX_NTH, "detach completed without a failure");
 	printf("detach_ordinary: %d with a failed allocation, completed at allocation %d\n",
 	       faulted, n);
-	printf("detach_ordinary: %d grace periods waited for, %d of them with tramp_multi_mutex held\n",
+	printf("detach_ordinary: %d grace periods waited for, %d with tramp_multi_mutex held\n",
 	       skel->bss->waits, skel->bss->waits_held);
 	ASSERT_EQ(skel->bss->waits_held, 0, "grace periods waited for under tramp_multi_mutex");
 out:
