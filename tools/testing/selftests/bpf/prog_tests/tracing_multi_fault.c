@@ -28,6 +28,7 @@
  * images by every operation, so all three kinds of route are exercised.
  */
 #include <test_progs.h>
+#include "trace_helpers.h"
 #include "tracing_multi_common.h"
 #include "tracing_multi_fault.skel.h"
 
@@ -182,18 +183,9 @@ static bool calls_counted(struct tracing_multi_fault *skel, __u64 *hits, __u64 w
 /* The address of the kernel symbol @name, or 0. */
 static __u64 kallsyms_addr(const char *name)
 {
-	FILE *f = fopen("/proc/kallsyms", "r");
 	unsigned long long addr;
-	char sym[256], line[512];
-	__u64 found = 0;
 
-	if (!f)
-		return 0;
-	while (!found && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx %*c %255s", &addr, sym) == 2 && !strcmp(sym, name))
-			found = addr;
-	fclose(f);
-	return found;
+	return kallsyms_find(name, &addr) ? 0 : addr;
 }
 
 /*

@@ -9,6 +9,7 @@
  * (BPF_TRAMP_F_ORIG_STACK) that way too, read back as well.
  */
 #include <test_progs.h>
+#include "trace_helpers.h"
 #include "tracing_multi.skel.h"
 #include "tracing_multi_text.skel.h"
 #include "tracing_multi_common.h"
@@ -68,18 +69,9 @@ static bool host_calls_by_return(void)
 /* The address of the ksym @name, or 0. */
 static __u64 ksym_addr(const char *name)
 {
-	FILE *f = fopen("/proc/kallsyms", "r");
-	char sym[256], line[512];
 	unsigned long long addr;
-	__u64 found = 0;
 
-	if (!ASSERT_OK_PTR(f, "open /proc/kallsyms"))
-		return 0;
-	while (!found && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx %*c %255s", &addr, sym) == 2 && !strcmp(sym, name))
-			found = addr;
-	fclose(f);
-	return found;
+	return kallsyms_find(name, &addr) ? 0 : addr;
 }
 
 /* Does bpf_trampoline_<@key> (@size bytes) call by return? 1, 0, or -1 (error). */
