@@ -904,7 +904,7 @@ static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mu
 {
 	struct ftrace_direct_change c = {};
 	struct multi_image_puts puts = {};
-	struct multi_put_batch *batch = NULL, *abandoned = NULL;
+	struct multi_put_batch *batch = NULL;
 	struct ftrace_ops **ops = NULL;
 	struct bpf_tramp_shared *s, *tmp;
 	u32 i, ntouched = 0;
@@ -1042,7 +1042,6 @@ out_modify:
 	inflight_plans = NULL;
 	inflight_nr = 0;
 	multi_abandon(plans, nr, batch);
-	abandoned = batch;
 out_plan:
 	for (i = 0; i < nr; i++) {
 		struct multi_plan *p = &plans[i];
@@ -1052,7 +1051,7 @@ out_plan:
 		p->fresh_fops = NULL;
 		/* own_live: the undo failed, and it stays reachable (leaked) */
 		if (p->own_im && !p->own_live && published)
-			abandon_put(abandoned, p->own_im);
+			abandon_put(batch, p->own_im);
 		else if (p->own_im && !p->own_live)
 			bpf_tramp_image_free(p->own_im);
 		p->own_ops = NULL;
@@ -1067,16 +1066,16 @@ out_plan:
 		s->new_ops = NULL;
 		shared_plan_clear(s);
 		if (s->fresh && published) {
-			abandon_put(abandoned, s->im);
+			abandon_put(batch, s->im);
 			s->im = NULL;
 		}
 		if (s->fresh)
 			shared_free(s, false, NULL);
 	}
-	if (abandoned) {
-		/* put by bpf_tramp_multi_wait(), from multi_unlock() */
-		bpf_tramp_images_dying_add(abandoned->n);
-		llist_add(&abandoned->node, &multi_deferred_puts);
+	if (published) {
+		/* abandoned: put by bpf_tramp_multi_wait(), from multi_unlock() */
+		bpf_tramp_images_dying_add(batch->n);
+		llist_add(&batch->node, &multi_deferred_puts);
 	} else {
 		kvfree(batch);
 	}
