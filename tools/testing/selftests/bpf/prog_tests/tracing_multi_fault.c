@@ -226,15 +226,11 @@ static void waits_count_end(struct tracing_multi_fault *skel, struct bpf_link **
 	}
 }
 
-/* The skeleton, the link that stays and the ordinary program. */
-static struct tracing_multi_fault *fault_prepare(__u32 *ids, struct bpf_link **keep,
-						 struct bpf_link **plain)
+/* The programs loaded, counting calls from this process only. */
+static struct tracing_multi_fault *fault_skel_load(void)
 {
-	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
 	struct tracing_multi_fault *skel;
 
-	if (fault_setup() || fentry_test_ids(ids))
-		return NULL;
 	skel = tracing_multi_fault__open();
 	if (!ASSERT_OK_PTR(skel, "open"))
 		return NULL;
@@ -246,6 +242,75 @@ static struct tracing_multi_fault *fault_prepare(__u32 *ids, struct bpf_link **k
 		return NULL;
 	}
 	skel->bss->pid = getpid();
+	return skel;
+}
+
+struct tracing_multi_waits {
+	struct tracing_multi_fault *skel;
+	struct bpf_link *links[3];
+};
+
+/**
+ * tracing_multi_waits_start - count the grace periods this process waits for
+ *
+ * For other tests: waits_count() with a skeleton of its own.
+ *
+ * Return: the counter, or NULL (a failed assertion).
+ */
+struct tracing_multi_waits *tracing_multi_waits_start(void)
+{
+	struct tracing_multi_waits *w = calloc(1, sizeof(*w));
+
+	if (!ASSERT_OK_PTR(w, "calloc"))
+		return NULL;
+	w->skel = fault_skel_load();
+	if (w->skel && !waits_count(w->skel, w->links))
+		return w;
+	tracing_multi_waits_end(w);
+	return NULL;
+}
+
+/**
+ * tracing_multi_waits_read - what @w has counted so far
+ * @w: from tracing_multi_waits_start(), or NULL
+ * @waits: the grace periods this process waited for since the start
+ * @held: how many of them with tramp_multi_mutex held
+ *
+ * Return: 0, or -ENOENT if nothing is counted (no tramp_multi_mutex in
+ * kallsyms, or no @w).
+ */
+int tracing_multi_waits_read(struct tracing_multi_waits *w, int *waits, int *held)
+{
+	if (!w || !w->skel || !w->skel->bss->multi_mutex)
+		return -ENOENT;
+	*waits = w->skel->bss->waits;
+	*held = w->skel->bss->waits_held;
+	return 0;
+}
+
+/* Stop counting and free @w (NULL: nothing). */
+void tracing_multi_waits_end(struct tracing_multi_waits *w)
+{
+	if (!w)
+		return;
+	if (w->skel)
+		waits_count_end(w->skel, w->links);
+	tracing_multi_fault__destroy(w->skel);
+	free(w);
+}
+
+/* The skeleton, the link that stays and the ordinary program. */
+static struct tracing_multi_fault *fault_prepare(__u32 *ids, struct bpf_link **keep,
+						 struct bpf_link **plain)
+{
+	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
+	struct tracing_multi_fault *skel;
+
+	if (fault_setup() || fentry_test_ids(ids))
+		return NULL;
+	skel = fault_skel_load();
+	if (!skel)
+		return NULL;
 	opts.ids = ids;
 	opts.cnt = FAULT_FUNCS;
 	*keep = bpf_program__attach_tracing_multi(skel->progs.fi_keep, NULL, &opts);

@@ -336,19 +336,28 @@ out:
 
 #define LP_NAME		"bpf_test_livepatch"
 #define LP_SYSFS	"/sys/kernel/livepatch/" LP_NAME
+/* bpf_testmod: 1 makes the next ftrace_ipmodify_registered() say false */
+#define IPMODIFY_STALE	"/sys/module/bpf_testmod/parameters/ipmodify_stale"
 
-static int lp_read(const char *file)
+static int read_int(const char *path)
 {
-	char path[128], buf[16] = {};
+	char buf[16] = {};
 	int fd, n;
 
-	snprintf(path, sizeof(path), LP_SYSFS "/%s", file);
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return -errno;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	return n > 0 ? atoi(buf) : -EIO;
+}
+
+static int lp_read(const char *file)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), LP_SYSFS "/%s", file);
+	return read_int(path);
 }
 
 /* Wait until no task runs the old (or, after disable, the new) body. */
@@ -556,7 +565,9 @@ static int lp_attach_both(struct lp_state *st, const char *what)
  * A live patch on a function with multi links, ordinary programs or both,
  * attached and detached in every order, and the patch enabled and disabled
  * under them: the patched body runs, and programs see the function's IP,
- * cookie and (fexit) the patched return value.
+ * cookie and (fexit) the patched return value. No step waits for a grace
+ * period with tramp_multi_mutex held (a multi link that comes to a patched
+ * function is planned twice: ftrace refuses the first plan).
  */
 void (*tracing_multi_lp_own_check)(const char *step);
 
@@ -564,13 +575,16 @@ void tracing_multi_test_livepatch(void)
 {
 	struct lp_state st = { .entry_fd = -1, .exit_fd = -1, .btf_fd = -1 };
 	struct btf *vmlinux = NULL, *btf = NULL;
-	bool patched = false;
+	struct tracing_multi_waits *waits;
+	int nwaits, held, held_b = 0;
+	bool patched = false, stale;
 
 	if (access("/sys/kernel/livepatch", F_OK) || access(LP_NAME ".ko", F_OK)) {
 		test__skip();	/* no CONFIG_LIVEPATCH (arm64 in 6.12) */
 		return;
 	}
-	if (lp_setup(&st, &vmlinux, &btf))
+	waits = tracing_multi_waits_start();
+	if (!waits || lp_setup(&st, &vmlinux, &btf))
 		goto out;
 
 	/* A: the patch comes under an ordinary program and multi links
@@ -600,9 +614,19 @@ void tracing_multi_test_livepatch(void)
 		goto out;
 	patched = true;
 	lp_check(&st, "B: patched, nothing attached", true);
+	/* the attach's first plan does not know of the patch: ftrace refuses it */
+	stale = !write_file(IPMODIFY_STALE, "1");
+	tracing_multi_waits_read(waits, &nwaits, &held_b);
 	st.entry_fd = lp_attach_multi(&st, st.skel->progs.lp_entry);
 	if (!ASSERT_GE(st.entry_fd, 0, "B: attach fentry.multi"))
 		goto out;
+	if (stale)
+		ASSERT_EQ(read_int(IPMODIFY_STALE), 0, "B: planned without the patch first");
+	if (!tracing_multi_waits_read(waits, &nwaits, &held)) {
+		printf("%s: B: attach planned twice: %d grace periods under tramp_multi_mutex\n",
+		       __func__, held - held_b);
+		ASSERT_EQ(held - held_b, 0, "B: attach: grace periods under tramp_multi_mutex");
+	}
 	lp_check(&st, "B: fentry.multi", true);
 	st.exit_fd = lp_attach_multi(&st, st.skel->progs.lp_exit);
 	if (!ASSERT_GE(st.exit_fd, 0, "B: attach fexit.multi"))
@@ -647,6 +671,12 @@ void tracing_multi_test_livepatch(void)
 	lp_check(&st, "all detached", true);
 out:
 	lp_teardown(&st, vmlinux, btf, patched);
+	if (!tracing_multi_waits_read(waits, &nwaits, &held)) {
+		printf("%s: %d grace periods waited for, %d with tramp_multi_mutex held\n",
+		       __func__, nwaits, held);
+		ASSERT_EQ(held, 0, "grace periods waited for under tramp_multi_mutex");
+	}
+	tracing_multi_waits_end(waits);
 }
 
 /*
