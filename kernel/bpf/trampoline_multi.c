@@ -155,8 +155,8 @@ static u32 inflight_nr;
 static bool detaching;
 
 /*
- * Set by multi_abandon() under tramp_multi_mutex, for its holder: see
- * multi_unlock().
+ * Set under tramp_multi_mutex by a reroute that failed after publishing
+ * images (multi_abandon()), for its holder: see multi_unlock().
  */
 static bool multi_abandoned;
 static void multi_unlock(void);
@@ -867,7 +867,10 @@ static int plans_modify(struct multi_plan *plans, u32 nr, bool undo, bool lock_d
  * task may return into one from the function); the holder of
  * tramp_multi_mutex waits as ftrace_shutdown() does once it has released
  * it (multi_unlock()), and the images, which go into @b (abandon_put()),
- * are put after the rude grace period of that wait. A sleepable program
+ * are put after the rude grace period of that wait. An IPMODIFY callback
+ * (ftrace's ops_func, with direct_mutex held) lets no program go and
+ * does not wait: a work item puts the images (see __multi_reroute()). A
+ * sleepable program
  * may sleep in one and read its link after: not waited for there (a
  * syscall program may be attaching, inside rcu_read_lock_trace()); the
  * failed link is freed after that grace period instead (free_trace).
@@ -885,7 +888,6 @@ static void multi_abandon(struct multi_plan *plans, u32 nr, struct multi_put_bat
 		if (s->fresh)
 			bpf_tramp_images_skip(&s->im, 1);
 	}
-	multi_abandoned = true;
 	b->n = 0;
 }
 
@@ -1072,10 +1074,15 @@ out_plan:
 		if (s->fresh)
 			shared_free(s, false, NULL);
 	}
-	if (published) {
+	if (published && lock_direct_mutex) {
 		/* abandoned: put by bpf_tramp_multi_wait(), from multi_unlock() */
 		bpf_tramp_images_dying_add(batch->n);
 		llist_add(&batch->node, &multi_deferred_puts);
+		multi_abandoned = true;
+	} else if (published) {
+		/* the same, from the work item: no wait with direct_mutex held */
+		bpf_tramp_images_dying_add(batch->n);
+		multi_put_batch_queue(batch);
 	} else {
 		kvfree(batch);
 	}
@@ -1356,12 +1363,11 @@ int bpf_tramp_multi_unlink(struct bpf_trampoline *tr, struct bpf_tramp_link *lin
  * queued it: an item is queued only once nothing reaches it, so the grace
  * periods that follow cover it. It may so free another detach's items,
  * in batches with cond_resched() between them. Also called by
- * multi_unlock() after a failed reroute (multi_abandon()).
+ * multi_unlock() after a failed reroute (multi_abandon()), but not in an
+ * IPMODIFY callback, whose images the work item puts.
  *
- * Context: process context, may sleep; no trampoline mutex held. From
- * multi_unlock() in an IPMODIFY callback (ftrace's ops_func), ftrace's
- * direct_mutex is held, as it is around ftrace_shutdown()'s own waits:
- * what it frees then takes ftrace_lock at most.
+ * Context: process context, may sleep; no trampoline mutex held, nor
+ * ftrace's direct_mutex.
  */
 void bpf_tramp_multi_wait(void)
 {

@@ -75,6 +75,7 @@ extern void (*tracing_multi_lp_own_check)(const char *step);
 struct tracing_multi_waits;
 struct tracing_multi_waits *tracing_multi_waits_start(void);
 int tracing_multi_waits_read(struct tracing_multi_waits *w, int *waits, int *held);
+int tracing_multi_waits_direct(struct tracing_multi_waits *w);
 void tracing_multi_waits_end(struct tracing_multi_waits *w);
 
 /*

@@ -198,6 +198,7 @@ static int waits_count(struct tracing_multi_fault *skel, struct bpf_link **links
 	bool tasks = bpf_program__autoload(skel->progs.fi_wait_tasks);
 
 	skel->bss->multi_mutex = kallsyms_addr("tramp_multi_mutex");
+	skel->bss->direct_mutex = kallsyms_addr("direct_mutex");
 	if (!skel->bss->multi_mutex) {
 		printf("%s: no tramp_multi_mutex in kallsyms: waits not counted\n", __func__);
 		return 0;
@@ -212,6 +213,7 @@ static int waits_count(struct tracing_multi_fault *skel, struct bpf_link **links
 		return -1;
 	skel->bss->waits = 0;
 	skel->bss->waits_held = 0;
+	skel->bss->waits_direct = 0;
 	return 0;
 }
 
@@ -286,6 +288,22 @@ int tracing_multi_waits_read(struct tracing_multi_waits *w, int *waits, int *hel
 	*waits = w->skel->bss->waits;
 	*held = w->skel->bss->waits_held;
 	return 0;
+}
+
+/**
+ * tracing_multi_waits_direct - of @w's grace periods, those under direct_mutex
+ * @w: from tracing_multi_waits_start(), or NULL
+ *
+ * ftrace's direct_mutex, which every direct ops' registration takes, and
+ * which ftrace holds around the IPMODIFY callbacks (ops_func).
+ *
+ * Return: the count, or -ENOENT if it is not counted.
+ */
+int tracing_multi_waits_direct(struct tracing_multi_waits *w)
+{
+	if (!w || !w->skel || !w->skel->bss->multi_mutex || !w->skel->bss->direct_mutex)
+		return -ENOENT;
+	return w->skel->bss->waits_direct;
 }
 
 /* Stop counting and free @w (NULL: nothing). */

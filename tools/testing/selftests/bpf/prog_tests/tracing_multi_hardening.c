@@ -945,6 +945,131 @@ out:
 	lp_teardown(&st, vmlinux, btf, false);
 }
 
+#define FI_COUNTDOWN	1000000
+
+/*
+ * One sweep of test_livepatch_fault(): the allocations of the callback
+ * (@cb: the BPF programs at its entry and exit) that the patch's load
+ * makes, each failing in turn. Return: the loads refused, or -1.
+ */
+static int lp_fault_sweep(struct lp_state *st, int nth_fd, struct bpf_program **cb,
+			  const char *what)
+{
+	struct tracing_multi_livepatch__bss *bss = st->skel->bss;
+	struct bpf_link *links[2] = {};
+	unsigned int n, first, last;
+	int err, refused = 0;
+	char name[96];
+
+	links[0] = bpf_program__attach(cb[0]);
+	links[1] = bpf_program__attach(cb[1]);
+	if (!ASSERT_OK_PTR(links[0], "attach callback entry") ||
+	    !ASSERT_OK_PTR(links[1], "attach callback exit"))
+		goto fail;
+	/* the callback's fault injection points, numbered from the load */
+	bss->fault_pid = getpid();
+	race_fault(nth_fd, FI_COUNTDOWN);
+	err = lp_load();
+	race_fault(nth_fd, 0);
+	if (!ASSERT_OK(err, "enable live patch") || !ASSERT_OK(lp_wait_transition(), "transition"))
+		goto fail;
+	/* read before lp_check(), which clears them */
+	first = FI_COUNTDOWN - bss->cb_nth_entry + 1;
+	last = FI_COUNTDOWN - bss->cb_nth_exit;
+	ASSERT_GT(bss->cb_calls, 0, "callback called");
+	ASSERT_GT(bss->cb_nth_entry, bss->cb_nth_exit, "callback allocates");
+	snprintf(name, sizeof(name), "%s: patched", what);
+	lp_check(st, name, true);
+	if (!ASSERT_OK(lp_disable(), "disable live patch") || first > last)
+		goto fail;
+
+	for (n = first; n <= last; n++) {
+		race_fault(nth_fd, n);
+		err = lp_load();
+		race_fault(nth_fd, 0);
+		snprintf(name, sizeof(name), "%s: allocation %u", what, n);
+		if (err) {
+			refused++;
+			ASSERT_TRUE(access(LP_SYSFS, F_OK), name);
+			lp_check(st, name, false);
+			continue;
+		}
+		if (!ASSERT_OK(lp_wait_transition(), name))
+			goto fail;
+		lp_check(st, name, true);
+		if (!ASSERT_OK(lp_disable(), name))
+			goto fail;
+	}
+	printf("%s: %s: allocations %u-%u of the load are the callback's, %d refused\n",
+	       __func__, what, first, last, refused);
+	ASSERT_GT(refused, 0, "loads refused");
+	bpf_link__destroy(links[0]);
+	bpf_link__destroy(links[1]);
+	return refused;
+fail:
+	bpf_link__destroy(links[0]);
+	bpf_link__destroy(links[1]);
+	return -1;
+}
+
+/*
+ * The live patch comes to a function with multi links, whose image's
+ * ops_func ftrace tells with its direct_mutex held, and which moves the
+ * function to an image of its own (from a shared image) or rebuilds it
+ * (an ordinary program beside them), while the 1st, 2nd, ... allocation
+ * of that callback fails. The callback's range is found first: BPF
+ * programs read the task's fail-nth countdown when ftrace calls it and
+ * when it returns. Each time the patch is enabled, or refused with the
+ * functions as before; the programs keep running; and no grace period is
+ * waited for with direct_mutex held (which every direct ops' registration
+ * takes): a callback lets no program go.
+ */
+static void test_livepatch_fault(void)
+{
+	struct lp_state st = { .entry_fd = -1, .exit_fd = -1, .btf_fd = -1 };
+	struct btf *vmlinux = NULL, *btf = NULL;
+	struct tracing_multi_waits *waits = NULL;
+	struct bpf_program *cb[2];
+	int nth_fd = -1, direct;
+
+	if (access("/sys/kernel/livepatch", F_OK) || access(LP_NAME ".ko", F_OK) ||
+	    access("/proc/thread-self/fail-nth", F_OK)) {
+		test__skip();
+		return;
+	}
+	if (lp_setup(&st, &vmlinux, &btf) || fault_knobs_set())
+		goto out;
+	nth_fd = open("/proc/thread-self/fail-nth", O_RDWR);
+	if (!ASSERT_GE(nth_fd, 0, "open fail-nth") || lp_attach_both(&st, "before the patch"))
+		goto out;
+	waits = tracing_multi_waits_start();
+	if (!waits)
+		goto out;
+
+	cb[0] = st.skel->progs.lp_cb_entry;
+	cb[1] = st.skel->progs.lp_cb_exit;
+	if (lp_fault_sweep(&st, nth_fd, cb, "shared image") < 0)
+		goto out;
+	st.ord = bpf_program__attach(st.skel->progs.lp_ord_exit);
+	if (!ASSERT_OK_PTR(st.ord, "attach ordinary fexit"))
+		goto out;
+	cb[0] = st.skel->progs.lp_own_cb_entry;
+	cb[1] = st.skel->progs.lp_own_cb_exit;
+	if (lp_fault_sweep(&st, nth_fd, cb, "own image") < 0)
+		goto out;
+
+	direct = tracing_multi_waits_direct(waits);
+	printf("%s: %d grace periods waited for under direct_mutex\n", __func__, direct);
+	if (direct >= 0)
+		ASSERT_EQ(direct, 0, "grace periods waited for under direct_mutex");
+	lp_check(&st, "after the faults", false);
+out:
+	tracing_multi_waits_end(waits);
+	if (nth_fd >= 0)
+		close(nth_fd);
+	lp_teardown(&st, vmlinux, btf, !access(LP_SYSFS, F_OK));
+}
+
 void test_tracing_multi_hardening(void)
 {
 	if (test__start_subtest("tail_call_caller_first"))
@@ -965,4 +1090,6 @@ void test_tracing_multi_hardening(void)
 		tracing_multi_test_livepatch();
 	if (test__start_subtest("livepatch_stale"))
 		test_livepatch_stale();
+	if (test__start_subtest("livepatch_fault"))
+		test_livepatch_fault();
 }

@@ -65,17 +65,27 @@ int BPF_PROG(fi_plain, int a, __u64 b)
  */
 __u64 multi_mutex;
 int waits, waits_held;
+/* the same for ftrace's direct_mutex (at direct_mutex, if found) */
+__u64 direct_mutex;
+int waits_direct;
 
-static __always_inline void count_wait(void)
+static __always_inline bool mutex_mine(__u64 mutex)
 {
 	unsigned long owner = 0;
 
+	bpf_probe_read_kernel(&owner, sizeof(owner), (void *)mutex);
+	return (owner & ~0x7UL) == (unsigned long)bpf_get_current_task();
+}
+
+static __always_inline void count_wait(void)
+{
 	if ((bpf_get_current_pid_tgid() >> 32) != pid || !multi_mutex)
 		return;
 	waits++;
-	bpf_probe_read_kernel(&owner, sizeof(owner), (void *)multi_mutex);
-	if ((owner & ~0x7UL) == (unsigned long)bpf_get_current_task())
+	if (mutex_mine(multi_mutex))
 		waits_held++;
+	if (direct_mutex && mutex_mine(direct_mutex))
+		waits_direct++;
 }
 
 SEC("fentry/synchronize_rcu")

@@ -6,6 +6,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
 
 char _license[] SEC("license") = "GPL";
 
@@ -83,5 +84,70 @@ int BPF_PROG(lp_ord_exit, int a, int ret)
 	ord_hits++;
 	ord_ret = ret;
 	race_check_ret(ret);
+	return 0;
+}
+
+/*
+ * livepatch_fault: this process's fail-nth countdown (task_struct's
+ * fail_nth, with CONFIG_FAULT_INJECTION) when ftrace first calls an
+ * image's IPMODIFY callback, and when it last returns.
+ */
+struct task_struct___fi {
+	unsigned int fail_nth;
+} __attribute__((preserve_access_index));
+
+int fault_pid;
+__u32 cb_calls, cb_nth_entry, cb_nth_exit;
+
+static __u32 fail_nth(void)
+{
+	struct task_struct___fi *t = (void *)bpf_get_current_task_btf();
+
+	if (!bpf_core_field_exists(t->fail_nth))
+		return 0;
+	return BPF_CORE_READ(t, fail_nth);
+}
+
+static void cb_entry(void)
+{
+	if ((bpf_get_current_pid_tgid() >> 32) != fault_pid)
+		return;
+	if (!cb_calls++)
+		cb_nth_entry = fail_nth();
+}
+
+static void cb_exit(void)
+{
+	if ((bpf_get_current_pid_tgid() >> 32) == fault_pid)
+		cb_nth_exit = fail_nth();
+}
+
+/* a shared image's callback */
+SEC("fentry/shared_ops_func")
+int BPF_PROG(lp_cb_entry)
+{
+	cb_entry();
+	return 0;
+}
+
+SEC("fexit/shared_ops_func")
+int BPF_PROG(lp_cb_exit)
+{
+	cb_exit();
+	return 0;
+}
+
+/* an own image's callback (an ordinary program on the function) */
+SEC("fentry/bpf_tramp_ftrace_ops_func")
+int BPF_PROG(lp_own_cb_entry)
+{
+	cb_entry();
+	return 0;
+}
+
+SEC("fexit/bpf_tramp_ftrace_ops_func")
+int BPF_PROG(lp_own_cb_exit)
+{
+	cb_exit();
 	return 0;
 }
