@@ -18,9 +18,10 @@
  * link's functions goes, creates the images that do not exist yet, and
  * switches all functions in one ftrace_direct_replace() call. Either all of
  * it happens or, on error, none. An update waits for no grace period under
- * tramp_multi_mutex, unless memory runs out: the images and ops it
- * empties are freed after one by work items (multi_put_workfn(),
- * ftrace_direct_change.release). A detach, which lets a program go,
+ * tramp_multi_mutex: the images and ops it empties are freed after one by
+ * work items (multi_put_workfn(), ftrace_direct_change.release); only an
+ * ftrace update that fails once ops are registered waits inside ftrace
+ * (a rude and an RCU-tasks grace period). A detach, which lets a program go,
  * waits for one once it has released the mutex (as ftrace_shutdown()
  * would have before), and frees what its reroutes emptied itself:
  * bpf_tramp_multi_wait().
@@ -156,7 +157,8 @@ static bool detaching;
 
 /*
  * Set under tramp_multi_mutex by a reroute that failed after publishing
- * images (multi_abandon()), for its holder: see multi_unlock().
+ * images (__multi_reroute(), outside IPMODIFY callbacks), for its holder:
+ * see multi_unlock().
  */
 static bool multi_abandoned;
 static void multi_unlock(void);
@@ -870,10 +872,10 @@ static int plans_modify(struct multi_plan *plans, u32 nr, bool undo, bool lock_d
  * are put after the rude grace period of that wait. An IPMODIFY callback
  * (ftrace's ops_func, with direct_mutex held) lets no program go and
  * does not wait: a work item puts the images (see __multi_reroute()). A
- * sleepable program
- * may sleep in one and read its link after: not waited for there (a
- * syscall program may be attaching, inside rcu_read_lock_trace()); the
- * failed link is freed after that grace period instead (free_trace).
+ * sleepable program may sleep in one and read its link after: not waited
+ * for there (a syscall program may be attaching, inside
+ * rcu_read_lock_trace()); the failed link is freed after that grace
+ * period instead (free_trace).
  */
 static void multi_abandon(struct multi_plan *plans, u32 nr, struct multi_put_batch *b)
 {
@@ -1074,13 +1076,13 @@ out_plan:
 		if (s->fresh)
 			shared_free(s, false, NULL);
 	}
-	if (published && lock_direct_mutex) {
-		/* abandoned: put by bpf_tramp_multi_wait(), from multi_unlock() */
+	if (published && batch->n && lock_direct_mutex) {
+		/* abandoned: put by the holder's bpf_tramp_multi_wait() */
 		bpf_tramp_images_dying_add(batch->n);
 		llist_add(&batch->node, &multi_deferred_puts);
 		multi_abandoned = true;
-	} else if (published) {
-		/* the same, from the work item: no wait with direct_mutex held */
+	} else if (published && batch->n) {
+		/* in an IPMODIFY callback, direct_mutex held: the work item puts them */
 		bpf_tramp_images_dying_add(batch->n);
 		multi_put_batch_queue(batch);
 	} else {
@@ -1147,9 +1149,10 @@ void bpf_tramp_multi_lock(void)
 
 /*
  * Release tramp_multi_mutex. If a reroute of this holder failed once a CPU
- * could enter its images (multi_abandon()), wait as ftrace_shutdown()
- * would have, now that the mutex is free: a failed attach frees its
- * program once this returns. The wait puts the images too.
+ * could enter its images (multi_abandon(); outside IPMODIFY callbacks, see
+ * __multi_reroute()), wait as ftrace_shutdown() would have, now that the
+ * mutex is free: a failed attach frees its program once this returns. The
+ * wait puts the images too.
  */
 static void multi_unlock(void)
 {
