@@ -205,13 +205,12 @@ static inline int tracing_multi_count_images(void)
 }
 
 /* A counter of the test kernels' ftrace in debugfs; -1 without it. */
-static inline long ftrace_debugfs_counter(const char *name)
+/* The number in the file at @path, or -1. */
+static inline long read_long_file(const char *path)
 {
-	char path[128];
 	long n = -1;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/sys/kernel/debug/%s", name);
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
@@ -219,6 +218,14 @@ static inline long ftrace_debugfs_counter(const char *name)
 		n = -1;
 	fclose(f);
 	return n;
+}
+
+static inline long ftrace_debugfs_counter(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/%s", name);
+	return read_long_file(path);
 }
 
 /*
