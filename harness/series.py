@@ -438,6 +438,16 @@ def doc_section(title):
     die("%s has no section '%s'" % (DOC, title))
 
 
+def doc_table(title):
+    """The first table of section @title of DOC: a simple table, from its
+    top border to its bottom one (the third border line)."""
+    lines = doc_section(title).split("\n")
+    borders = [i for i, line in enumerate(lines) if re.fullmatch(r"=+( +=+)+", line)]
+    if len(borders) < 3:
+        die("%s: section '%s' has no table" % (DOC, title))
+    return "\n".join(lines[borders[0]:borders[2] + 1])
+
+
 def patch_of(entries, path):
     for i, e in enumerate(entries):
         if path in e.files:
@@ -453,7 +463,7 @@ def cover_letter(entries, base_subject):
     blurb = "\n".join(lines[2:] if len(lines) > 1 and not lines[1].strip() else lines[1:]).strip("\n")
     base = re.sub(r"^base:\s*", "", base_subject)
     blurb = (blurb.replace("@BASE@", base).replace("@NPATCHES@", str(len(entries)))
-             .replace("@NUMBERS@", rst_plain(doc_section("Measured numbers"))))
+             .replace("@NUMBERS@", rst_plain(doc_table("Measured numbers"))))
     blurb = re.sub(r"@PATCHOF:([^@\s]+)@", lambda m: patch_of(entries, m.group(1)), blurb)
     left = re.findall(r"@[A-Z]+@", blurb + subject)
     if left:
