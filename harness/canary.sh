@@ -4,7 +4,7 @@
 # boot the arch's test kernel with an empty job and run only the emulator
 # canary (harness/canary/smc-canary.c), 20,000 rewrites by default. Prints
 # the stale executions it saw; fails when there were any, except under
-# TCG_THREAD=multi, the mode known to have them (README, "Emulator").
+# TCG_THREAD=multi, the mode known to have them (harness/README.md, "Emulator").
 . "$(dirname "$0")/lib.sh"
 arch_vars "${1:-x86_64}"
 

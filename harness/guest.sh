@@ -10,7 +10,7 @@
 # TCG_THREAD=single (default): one host thread runs all vCPUs in turn.
 # TCG_THREAD=multi: a host thread per vCPU (QEMU's default, faster), which
 # in Debian 12's QEMU 7.2 can keep running kernel text another vCPU has
-# rewritten (README, "Emulator"): only for comparison.
+# rewritten (harness/README.md, "Emulator"): only for comparison.
 # QEMU_ICOUNT=1: guest time counts executed instructions (-icount
 # shift=0,align=off,sleep=off: 1 ns per instruction), so timings repeat;
 # TCG single-threaded only (make bench's default clock).
@@ -145,7 +145,7 @@ case "$cline" in
 	if [ "$tcg_thread" = multi ]; then
 		log "warning: $mode ran stale code in the canary: an oops in this run may be the emulator's"
 	else
-		die "$KARCH guest ($mode) ran stale code in the canary: this run's results cannot be trusted (README, Emulator)"
+		die "$KARCH guest ($mode) ran stale code in the canary: this run's results cannot be trusted (harness/README.md, Emulator)"
 	fi ;;
 *) die "$KARCH guest printed no canary result (console: ${console#$REPO/})" ;;
 esac

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# harness/uapi-check.sh: the series' UAPI against upstream Linux 7.2's, at
-# compile time. Upstream's include/uapi/linux/bpf.h is the one shipped in the
+# harness/uapi-check.sh: the series' UAPI against upstream's, at compile
+# time. Upstream's include/uapi/linux/bpf.h is the one shipped in the
 # vendored libbpf (../shared/vendor, unmodified). A program built against
 # that header writes one _Static_assert per fact: the value of every
 # enum bpf_attach_type and enum bpf_link_type name upstream has, and the

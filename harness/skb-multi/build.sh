@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # harness/skb-multi/build.sh ARCH (x86_64|arm64): samples/bpf/skb_multi,
 # one fentry.multi program on every function that takes a struct sk_buff *
-# (typed arguments, issue 15), built against the tree's libbpf of the
+# (typed arguments), built against the tree's libbpf of the
 # selftests build, for make check ("@client skb_multi" in harness/tests/list)
 # and make run (RUN_DEMO=skb_multi). Outputs:
 #   $OUT/skb_multi		the sample (${CROSS}gcc, libbpf.a static)

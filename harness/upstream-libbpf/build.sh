@@ -55,8 +55,8 @@ if stale "$OBJDIR/.installed" "$SRC/.tarball" || [ ! -f "$LIBBPF_A" ]; then
 	touch "$OBJDIR/.installed"
 fi
 
-# Upstream's UAPI header first: linux/bpf.h is 7.2's, not the tree's or
-# the host's. bpf/*.h from the install.
+# Upstream's UAPI header first: linux/bpf.h is the vendored libbpf's (bpf-next
+# after 7.2-rc1), not the tree's or the host's. bpf/*.h from the install.
 INC=(-I"$SRC/include/uapi" -I"$DEST/usr/include" -I"$HERE")
 HDRS=("$HERE/client.h" "$OBJDIR/.installed")
 
