@@ -5,17 +5,38 @@
  *
  *   skb_multi [-t TOP]
  *
- * The functions come from vmlinux BTF: every function with a parameter that
- * is a pointer to struct sk_buff, that ftrace can trace and whose prototype
- * a multi trampoline serves (the rules of libbpf's tracing multi resolver).
- * The skb can be in any argument slot: the program asks for it by type,
- * bpf_arg_find_type() and bpf_arg_as(), and the kernel answers per function.
- * kprobe.multi reads an argument by its position (PT_REGS_PARMn), so the
- * same job takes one kprobe.multi program per slot that holds the skb: the
- * tool prints that count beside its one program and its attach time.
+ * The functions come from vmlinux BTF (btf__load_vmlinux_btf()): every
+ * function with a parameter that is a pointer to struct sk_buff, that
+ * ftrace can trace and whose prototype a multi trampoline serves (the rules
+ * of libbpf's tracing multi resolver: listed once in
+ * available_filter_functions, a name kallsyms has for one function only,
+ * a prototype a shared trampoline takes). One link attaches the program to
+ * all of them, bpf_program__attach_tracing_multi(prog, NULL, &opts) with
+ * opts.ids and the function's index as its cookie; if the kernel refuses
+ * the link, the functions it refuses are found by halves and printed with
+ * their errno, and the link is made without them.
  *
- * Last line "skb_multi: OK" when it attached, saw skbs of nonzero length
- * and the slots the program found are the ones BTF says.
+ * The skb can be in any argument slot: the program asks for it by type,
+ * and the kernel answers per function:
+ *
+ *	n = bpf_arg_find_type(ctx, struct sk_buff);	(the slot)
+ *	skb = bpf_arg_as(ctx, n, struct sk_buff);	(typed: after a NULL
+ *	len = skb->len;					 check, a direct read)
+ *
+ * kprobe.multi reads an argument by its position (PT_REGS_PARMn, or the
+ * stack), so the same job takes one kprobe.multi program per slot that
+ * holds the skb. A multi trampoline takes 12 argument slots on x86-64, the
+ * last 6 on the stack, and 8 on arm64, all in registers.
+ *
+ * It sends 200 UDP datagrams and 200 TCP messages over lo and prints: how
+ * many functions take a struct sk_buff *, how many of those are traceable
+ * and attached, and the time of the BTF walk; the attach time (the link
+ * alone); the calls seen, and per function (the TOP most called) its
+ * calls, the slot of the skb and the last and average skb length; the
+ * kprobe.multi programs the same job needs, with the functions per slot
+ * and how many of them were called; the detach time. The last line is
+ * "skb_multi: OK" when it attached, saw skbs of nonzero length and every
+ * slot the program found is the one BTF says.
  */
 #include <errno.h>
 #include <stdarg.h>
