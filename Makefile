@@ -6,6 +6,7 @@
 #   make bench [ARCH=...]    attach benchmark in QEMU (prints numbers)
 #   make stress [ARCH=...] [ROUNDS=n]  attach/detach stress loop in QEMU
 #   make canary [ARCH=...]   does the emulator run cross-modified code right?
+#   make regress [ARCH=...] [SUITES=...]  the kernel's own suites, base vs patched
 #   make series              the series as format-patch files in build/series
 #   make series-check        build every patch of the series (x86-64)
 #   make tree | refresh | status | kernel | selftests
@@ -14,10 +15,10 @@ ARCH ?= all
 ARCHES := $(if $(filter all,$(ARCH)),x86_64 arm64,$(ARCH))
 H := harness
 
-.PHONY: all run check bench stress canary tree refresh status kernel selftests series series-check clean help
+.PHONY: all run check bench stress canary regress tree refresh status kernel selftests series series-check clean help
 all: help
 help:
-	@sed -n '2,12p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,13p' Makefile | sed 's/^# \{0,1\}//'
 
 tree:
 	@$(H)/tree.sh
@@ -37,6 +38,8 @@ bench:
 	@set -e; for a in $(if $(filter all,$(ARCH)),x86_64,$(ARCH)); do $(H)/bench.sh $$a; done
 stress:
 	@set -e; for a in $(if $(filter all,$(ARCH)),x86_64,$(ARCH)); do $(H)/stress.sh $$a; done
+regress:
+	@rc=0; for a in $(ARCHES); do $(H)/regress.sh $$a || rc=1; done; exit $$rc
 canary:
 	@set -e; for a in $(ARCHES); do $(H)/canary.sh $$a; done
 series:
@@ -45,4 +48,4 @@ series-check:
 	@$(H)/series-check.sh
 clean:
 	rm -rf build/x86_64 build/arm64 build/selftests-* build/check build/bench build/stress build/canary build/run build/demo-* \
-		build/series build/series-*
+		build/series build/series-* build/regress

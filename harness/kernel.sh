@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # make kernel ARCH=x86_64|arm64: out-of-tree build of build/linux into
 # build/<arch> from allnoconfig + harness/config fragments, with ccache.
-# CONFIG_VARIANT=name adds harness/config/<name>.config (e.g. kasan) and
-# builds into build/<arch>-<name> (selftests into build/selftests-<arch>-<name>).
+# CONFIG_VARIANT=name adds harness/config/<name>.config (e.g. kasan; and
+# <name>-<arch>.config if there is one) and builds into build/<arch>-<name> (selftests into build/selftests-<arch>-<name>).
 . "$(dirname "$0")/lib.sh"
 arch_vars "${1:?usage: kernel.sh ARCH}"
 
@@ -15,7 +15,12 @@ need_pkgs "${pkgs[@]}"
 t0=$(now_s)
 mkdir -p "$KOUT"
 frags=("$HARNESS/config/common.config" "$HARNESS/config/$KARCH.config")
-[ -n "${CONFIG_VARIANT:-}" ] && frags+=("$HARNESS/config/$CONFIG_VARIANT.config")
+if [ -n "${CONFIG_VARIANT:-}" ]; then
+	frags+=("$HARNESS/config/$CONFIG_VARIANT.config")
+	# and its arch's part, if it has one
+	[ -f "$HARNESS/config/$CONFIG_VARIANT-$KARCH.config" ] &&
+		frags+=("$HARNESS/config/$CONFIG_VARIANT-$KARCH.config")
+fi
 KMAKE=(make -C "$TREE" O="$KOUT" ARCH="$KARCH" CROSS_COMPILE="$CROSS"
        CC="ccache ${CROSS}gcc" HOSTCC="ccache gcc" LOCALVERSION= -j"$NPROC")
 

@@ -75,10 +75,10 @@ need_pkgs() {
 	mkdir -p "$BUILD"
 	if [ ! -e "$BUILD/.apt-updated" ]; then
 		log "apt-get update"
-		$SUDO apt-get update -qq >&2 && touch "$BUILD/.apt-updated"
+		$SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 && touch "$BUILD/.apt-updated"
 	fi
 	log "installing: ${missing[*]}"
-	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends \
 		"${missing[@]}" >&2
 }
 SUDO=

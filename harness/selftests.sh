@@ -13,8 +13,18 @@
 # kbuild does not rebuild a module's objects for another kernel's .config
 # (the bench kernel's struct layouts, without lockdep, crashed the test
 # kernel's live patch module).
+#
+# make regress builds the base tree's selftests with it (HARNESS_TREE,
+# HARNESS_KOUT): SELFTESTS_LIST is then its test list, SELFTESTS_OUT its
+# output, SELFTESTS_TARGETS what to build (default test_progs; "objs": the
+# BPF objects of the listed tests), SELFTESTS_MODS the modules (default:
+# this series' test modules), SELFTESTS_EXTRA_FILES test_progs' extra files,
+# and SELFTESTS_KEEP_GOING=1 builds what it can (make -k), failing nothing.
 . "$(dirname "$0")/lib.sh"
 arch_vars "${1:?usage: selftests.sh ARCH}"
+LIST=${SELFTESTS_LIST:-$HARNESS/tests/list}
+SOUT=${SELFTESTS_OUT:-$SOUT}
+KEEP_GOING=${SELFTESTS_KEEP_GOING:-}
 
 pkgs=(clang-19 llvm-19 lld-19 libelf-dev zlib1g-dev libssl-dev pkg-config rsync python3-docutils)
 [ -n "$CROSS" ] && pkgs+=(gcc-aarch64-linux-gnu libelf-dev:arm64 zlib1g-dev:arm64)
@@ -23,11 +33,11 @@ need_pkgs "${pkgs[@]}"
 
 t0=$(now_s)
 SRC=$TREE/tools/testing/selftests/bpf
-SHADOW=$TREE/tools/testing/selftests/bpf-harness-$ANAME
+SHADOW=$TREE/tools/testing/selftests/bpf-harness-$ANAME${SELFTESTS_OUT:+-${SELFTESTS_OUT##*/}}
 
 # tests_in_list [all|run|link]
 tests_in_list() {
-	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$HARNESS/tests/list" | sed '/^$/d' |
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$LIST" | sed '/^$/d' |
 	case "$1" in
 	run) grep -v '^@' ;;
 	link) sed -n 's/^@link[[:space:]]*//p' ;;
@@ -37,7 +47,7 @@ tests_in_list() {
 }
 mapfile -t TESTS < <(tests_in_list all)
 for t in "${TESTS[@]}"; do
-	[ -f "$SRC/prog_tests/$t.c" ] || die "harness/tests/list: no prog_tests/$t.c"
+	[ -f "$SRC/prog_tests/$t.c" ] || die "${LIST#$REPO/}: no prog_tests/$t.c"
 done
 
 # The BPF programs the tests use: skeletons they include and objects they
@@ -87,10 +97,14 @@ done
 # Modules are built in their source directory: give each arch its own copy.
 # bpf_test_livepatch.ko (a live patch of a bpf_testmod function) needs
 # CONFIG_LIVEPATCH, which 6.12 has on x86-64 only.
-MODS=(bpf_testmod)
-grep -qx CONFIG_LIVEPATCH=y "$KOUT/.config" && MODS+=(bpf_test_livepatch)
+if [ -n "${SELFTESTS_MODS+set}" ]; then
+	read -ra MODS <<<"$SELFTESTS_MODS"
+else
+	MODS=(bpf_testmod)
+	grep -qx CONFIG_LIVEPATCH=y "$KOUT/.config" && MODS+=(bpf_test_livepatch)
+fi
 KOS=()
-for m in "${MODS[@]}"; do
+for m in ${MODS[@]+"${MODS[@]}"}; do
 	KOS+=("$SOUT/$m.ko")
 	rsync -a --delete --include='*/' --include='*.[ch]' --include=Makefile --exclude='*' \
 		"$SRC/$m/" "$SHADOW/$m/"
@@ -117,11 +131,24 @@ export PATH=/usr/lib/llvm-19/bin:$PATH
 SMAKE=(make -C "$SHADOW" -f Makefile -f "$HARNESS/selftests.mk" -j"$NPROC" OUTPUT="$SOUT" VMLINUX_BTF="$KOUT/vmlinux"
        KDIR="$KOUT" GENDIR="$KOUT/include/generated"
        LSKELS="$LSKELS" LSKELS_EXTRA="$LSKELS_EXTRA" LINKED_SKELS="$LINKED_SKELS"
-       TRUNNER_EXTRA_FILES="${KOS[*]}" feature-llvm=0)
+       TRUNNER_EXTRA_FILES="${SELFTESTS_EXTRA_FILES-${KOS[*]}}" feature-llvm=0)
 [ -n "$CROSS" ] && SMAKE+=(ARCH="$KARCH" CROSS_COMPILE="$CROSS")
+targets=()
+for x in ${SELFTESTS_TARGETS:-test_progs}; do
+	if [ "$x" = objs ]; then
+		for p in $PROGS; do targets+=("$SOUT/$p.bpf.o"); done
+	else
+		targets+=("$SOUT/$x")
+	fi
+done
 mkdir -p "$SOUT"
 log "building selftests for $KARCH: ${#TESTS[@]} prog_tests, $(wc -w <<<"$PROGS") BPF objects"
-if ! "${SMAKE[@]}" "$SOUT/test_progs" "${KOS[@]}" > "$SOUT/build.log" 2>&1; then
+if [ -n "$KEEP_GOING" ]; then
+	"${SMAKE[@]}" -k "${targets[@]}" > "$SOUT/build.log" 2>&1 || true
+	stage_done "selftests-$KARCH" "$t0"
+	exit 0
+fi
+if ! "${SMAKE[@]}" "${targets[@]}" ${KOS[@]+"${KOS[@]}"} > "$SOUT/build.log" 2>&1; then
 	grep -E -B3 -A10 'error|Error' "$SOUT/build.log" | tail -n 80 >&2
 	die "selftests build for $KARCH failed (log: ${SOUT#$REPO/}/build.log)"
 fi

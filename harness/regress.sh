@@ -1,0 +1,230 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make regress [ARCH=x86_64|arm64] [SUITES="..."]: the kernel's own test
+# suites on the base kernel and on the patched one, same config (the test
+# config and harness/config/regress*.config: CONFIG_VARIANT=regress), same
+# tests (the base tree's), and what differs.
+#
+# Suites (SUITES, default all, in this order):
+#   livepatch      tools/testing/selftests/livepatch (x86-64: arm64 6.12
+#                  has no CONFIG_LIVEPATCH)
+#   ftrace         tools/testing/selftests/ftrace/ftracetest
+#   test_verifier  6.12's test_verifier
+#   test_progs     6.12's test_progs, every test that builds for the config
+#   parallel       this series' test_progs (make check's list) with -j, on
+#                  make check's kernel: do its exact counts hold?
+# The base kernel is build/linux at tag "base" (build/regress/linux-base),
+# built into build/regress/<arch>-base; the patched one is build/linux,
+# built into build/<arch>-regress. The base tree's BPF selftests are built
+# once per arch against the base kernel, their modules once per kernel.
+#
+# Results are kept per arch, suite and kernel in
+# build/regress/<arch>/<suite>-<kernel>.res ("STATUS name" lines): a suite
+# that has them is not run again (REGRESS_FORCE=1 runs it again), and a
+# guest that dies or hangs is booted again for the tests it did not reach
+# (the test it died in counts as failed, "crash"). Each guest prints
+# progress at least once a minute. Last line: "regress ARCH: N regressions".
+. "$(dirname "$0")/lib.sh"
+arch_vars "${1:?usage: regress.sh ARCH}"
+ALL_SUITES="livepatch ftrace test_verifier test_progs parallel"
+SUITES=${SUITES:-$ALL_SUITES}
+for s in $SUITES; do
+	case " $ALL_SUITES " in *" $s "*) ;; *) die "SUITES: unknown suite $s ($ALL_SUITES)" ;; esac
+done
+T0=$(now_s)
+R=$BUILD/regress
+OUT=$R/$KARCH
+BASE=$R/linux-base
+mkdir -p "$OUT"
+
+# The base tree: build/linux at tag base.
+[ -d "$TREE/.git" ] || "$HARNESS/tree.sh"
+want=$(git -C "$TREE" rev-parse base)
+if [ "$(git -C "$BASE" rev-parse HEAD 2>/dev/null)" != "$want" ]; then
+	log "regress: checking out the base tree into ${BASE#$REPO/}"
+	rm -rf "$BASE"
+	git clone -q --no-checkout "$TREE" "$BASE"
+	git -C "$BASE" checkout -q "$want"
+fi
+
+# kernel NAME: set KTREE and KDIR_OUT for the base or the patched kernel.
+kernel() {
+	case "$1" in
+	base) KTREE=$BASE; KDIR_OUT=$R/$KARCH-base ;;
+	patched) KTREE=$TREE; KDIR_OUT=$BUILD/$KARCH-regress ;;
+	check) KTREE=$TREE; KDIR_OUT=$BUILD/$KARCH ;;
+	esac
+}
+
+# Kernels, their modules installed under <kout>/mods, and the BPF test
+# modules built for each from the base tree's sources.
+MODS="bpf_testmod bpf_test_no_cfi bpf_test_modorder_x bpf_test_modorder_y"
+for k in base patched; do
+	kernel $k
+	if [ $k = base ]; then
+		# options only the series defines are left out (kernel.sh)
+		HARNESS_TREE=$KTREE HARNESS_KOUT=$KDIR_OUT HARNESS_SERIES_STEP=1 \
+			CONFIG_VARIANT=regress "$HARNESS/kernel.sh" "$KARCH"
+	else
+		CONFIG_VARIANT=regress "$HARNESS/kernel.sh" "$KARCH"
+	fi
+	if stale "$KDIR_OUT/mods/.stamp" "$KDIR_OUT/vmlinux"; then
+		log "regress: installing the $k kernel's modules"
+		rm -rf "$KDIR_OUT/mods"
+		make -s -C "$KTREE" O="$KDIR_OUT" ARCH="$KARCH" CROSS_COMPILE="$CROSS" \
+			INSTALL_MOD_PATH="$KDIR_OUT/mods" INSTALL_MOD_STRIP=1 modules_install >&2
+		touch "$KDIR_OUT/mods/.stamp"
+	fi
+	md=$BASE/tools/testing/selftests/bpf-regress-mods-$KARCH-$k
+	if stale "$OUT/mods-$k/.stamp" "$KDIR_OUT/vmlinux"; then
+		log "regress: building the BPF test modules for the $k kernel"
+		rm -rf "$md" "$OUT/mods-$k"; mkdir -p "$md" "$OUT/mods-$k"
+		for e in "$BASE"/tools/testing/selftests/bpf/*; do
+			ln -s "../bpf/${e##*/}" "$md/${e##*/}"
+		done
+		for m in $MODS; do
+			rm "$md/$m"; cp -r "$BASE/tools/testing/selftests/bpf/$m" "$md/$m"
+			make -C "$md/$m" KDIR="$KDIR_OUT" ARCH="$KARCH" CROSS_COMPILE="$CROSS" \
+				CC="ccache ${CROSS}gcc" > "$OUT/mods-$k/$m.log" 2>&1 ||
+				die "$m for the $k kernel: build failed (${OUT#$REPO/}/mods-$k/$m.log)"
+			cp "$md/$m/$m.ko" "$OUT/mods-$k/"
+		done
+		if [ "$KARCH" = x86_64 ]; then
+			# livepatch's test modules (and its getpid caller)
+			lp=$md/livepatch
+			rm -rf "$lp"; cp -r "$BASE/tools/testing/selftests/livepatch" "$lp"
+			make -C "$KDIR_OUT" M="$lp/test_modules" ARCH="$KARCH" CC="ccache gcc" modules \
+				> "$OUT/mods-$k/livepatch.log" 2>&1 ||
+				die "livepatch test modules for the $k kernel: build failed"
+			gcc -O2 -static -o "$lp/test_klp-call_getpid" "$lp/test_klp-call_getpid.c"
+			rm -rf "$OUT/livepatch-$k"; cp -r "$lp" "$OUT/livepatch-$k"
+		fi
+		touch "$OUT/mods-$k/.stamp"
+	fi
+done
+
+# The base tree's BPF selftests, against the base kernel: every test whose
+# BPF objects build (pass 1: all objects, make -k), then test_progs over
+# those tests; a test that still fails to build is left out (pass 3).
+SOUT_R=$R/selftests-$KARCH
+build_selftests() {
+	local all=$OUT/tests.all ok=$OUT/tests.built extra t
+	kernel base
+	local env=(HARNESS_TREE="$BASE" HARNESS_KOUT="$KDIR_OUT" SELFTESTS_OUT="$SOUT_R"
+		   SELFTESTS_MODS= CONFIG_VARIANT=)
+	local src=$BASE/tools/testing/selftests/bpf
+	(cd "$src/prog_tests" && ls -1 -- *.c | sed 's/\.c$//') > "$all"
+	# the BPF objects each test names, "test obj..." a line
+	while read -r t; do
+		echo "$t" $(grep -ohE '\b[a-zA-Z0-9_]+\.(skel\.h|lskel\.h|bpf\.o)' "$src/prog_tests/$t.c" |
+			    sed -E 's/\.(skel\.h|lskel\.h|bpf\.o)$//' | sed 's/_lskel$//' | sort -u)
+	done < "$all" > "$OUT/tests.deps"
+	if [ ! -f "$OUT/objs.done" ]; then
+		log "regress: selftests pass 1: the BPF objects of $(wc -l < "$all") tests"
+		env "${env[@]}" SELFTESTS_LIST="$all" SELFTESTS_TARGETS="objs" SELFTESTS_KEEP_GOING=1 \
+			"$HARNESS/selftests.sh" "$KARCH"
+		cp "$SOUT_R/build.log" "$OUT/build-objs.log"
+		touch "$OUT/objs.done"
+	fi
+	# a test builds if every object it names was built
+	ls "$SOUT_R" | sed -n 's/\.bpf\.o$//p' > "$OUT/objs.built"
+	ls "$src/progs" | sed -n 's/\.c$//p' > "$OUT/objs.src"
+	awk 'FILENAME == ARGV[1] { built[$1] = 1; next }
+	     FILENAME == ARGV[2] { src[$1] = 1; next }
+	     { for (i = 2; i <= NF; i++) if (($i in src) && !($i in built)) next; print $1 }' \
+		"$OUT/objs.built" "$OUT/objs.src" "$OUT/tests.deps" > "$ok"
+	extra="$SOUT_R/urandom_read $SOUT_R/liburandom_read.so $SOUT_R/uprobe_multi ima_setup.sh verify_sig_setup.sh"
+	for pass in 2 3 4; do
+		log "regress: selftests pass $pass: test_progs over $(wc -l < "$ok") tests, test_verifier"
+		env "${env[@]}" SELFTESTS_LIST="$ok" SELFTESTS_TARGETS="test_progs test_verifier" \
+			SELFTESTS_EXTRA_FILES="$extra" SELFTESTS_KEEP_GOING=1 "$HARNESS/selftests.sh" "$KARCH"
+		cp "$SOUT_R/build.log" "$OUT/build-pass$pass.log"
+		[ -x "$SOUT_R/test_progs" ] && break
+		# leave out the tests whose own object or whose skeletons failed
+		sed -n 's/.*\*\*\* \[[^]]*: \([^]]*\)\] Error.*/\1/p' "$SOUT_R/build.log" |
+			sed -E 's|.*/||; s/\.(test\.o|skel\.h|lskel\.h|bpf\.o|subskel\.h)$//; s/_lskel$//' |
+			sort -u > "$OUT/failed.pass$pass"
+		awk 'FILENAME == ARGV[1] { bad[$1] = 1; next }
+		     { if ($1 in bad) next; for (i = 2; i <= NF; i++) if ($i in bad) next; print $1 }' \
+			"$OUT/failed.pass$pass" "$OUT/tests.deps" | grep -xFf "$ok" > "$ok.new" || true
+		cmp -s "$ok" "$ok.new" && die "regress: test_progs does not build (${SOUT_R#$REPO/}/build.log)"
+		mv "$ok.new" "$ok"
+	done
+	[ -x "$SOUT_R/test_progs" ] || die "regress: test_progs did not build (${SOUT_R#$REPO/}/build.log)"
+	log "regress: test_progs has $(wc -l < "$ok") of $(wc -l < "$all") tests; the others do not build for this config"
+}
+export BUILD
+
+# rundir KERNEL: a directory of links to the base selftests and this
+# kernel's modules, where test_progs and test_verifier run.
+rundir() {
+	local d=$OUT/run-$1 e
+	rm -rf "$d"; mkdir -p "$d"
+	for e in "$SOUT_R"/*; do ln -s "../../selftests-$KARCH/${e##*/}" "$d/${e##*/}"; done
+	for e in "$OUT/mods-$1"/*.ko; do ln -sfn "../mods-$1/${e##*/}" "$d/${e##*/}"; done
+}
+
+# run_suite SUITE KERNEL: boot the kernel until every test of the suite has
+# a result in $OUT/SUITE-KERNEL.res.
+run_suite() {
+	local suite=$1 k=$2 res=$OUT/$1-$2.res boot=0 left g job timeout
+	[ -f "$res.done" ] && [ -z "${REGRESS_FORCE:-}" ] && { log "regress: $suite on $k: kept (${res#$REPO/})"; return 0; }
+	rm -f "$res" "$res.done" "$OUT/$suite-$k".{log,console,dmesg}*
+	: > "$res"
+	kernel "$k"
+	case $suite in test_progs|test_verifier) rundir "$k" ;; esac
+	case $suite in
+	test_progs) timeout=14400 ;; parallel) timeout=7200 ;; *) timeout=5400 ;;
+	esac
+	while :; do
+		boot=$((boot + 1))
+		g=$OUT/$suite-$k.$boot
+		job=regress/$KARCH/$suite-$k.job
+		python3 "$HARNESS/regress.py" job "$suite" "$k" "$KARCH" "$OUT" "$res" > "$BUILD/$job"
+		log "regress: $suite on the $k $KARCH kernel (boot $boot)"
+		progress "$g.log" "$suite" "$k" &
+		local ppid=$!
+		local ok=1
+		HARNESS_KOUT=$KDIR_OUT CONFIG_VARIANT= GUEST_TIMEOUT=$timeout \
+			"$HARNESS/guest.sh" "$KARCH" "$job" "$g.console" || ok=0
+		kill $ppid 2>/dev/null || true
+		left=$(python3 "$HARNESS/regress.py" collect "$suite" "$k" "$KARCH" "$OUT" "$res" "$g" "$ok")
+		[ "$left" = done ] && break
+		[ $boot -ge 8 ] && { log "regress: $suite on $k: giving up after $boot boots"; break; }
+		log "regress: $suite on $k: guest ended early ($left), booting again for the rest"
+	done
+	touch "$res.done"
+}
+progress() {	# LOG SUITE KERNEL: a line a minute
+	local t0 n
+	t0=$(now_s)
+	while sleep 60; do
+		n=$(grep -cE '^(#[0-9]|\[[0-9]|TEST:|ok |not ok )' "$1" 2>/dev/null || true)
+		log "regress: $2 on $3: $(( ($(now_s) - t0) / 60 )) min, $n results, last: $(grep -aE '^(#[0-9]|\[[0-9]|TEST:|ok |not ok )' "$1" 2>/dev/null | tail -n 1 | cut -c1-80)"
+	done
+}
+
+for s in $SUITES; do
+	case $s in
+	livepatch) [ "$KARCH" = x86_64 ] || { log "regress: livepatch: not on $KARCH (6.12 has no CONFIG_LIVEPATCH there)"; continue; } ;;
+	esac
+	case $s in
+	test_progs|test_verifier)
+		if stale "$SOUT_R/test_progs" "$R/$KARCH-base/vmlinux" ||
+		   stale "$SOUT_R/test_verifier" "$R/$KARCH-base/vmlinux"; then
+			build_selftests
+		fi ;;
+	parallel)
+		CONFIG_VARIANT= "$HARNESS/kernel.sh" "$KARCH"
+		CONFIG_VARIANT= "$HARNESS/selftests.sh" "$KARCH"
+		sed -e 's/#.*//' -e 's/[[:space:]]//g' "$HARNESS/tests/list" |
+			grep -v -e '^@' -e '^$' > "$OUT/parallel.allow"
+		sed -e 's/#.*//' -e 's/[[:space:]]//g' "$HARNESS/tests/deny.$KARCH" 2>/dev/null |
+			sed '/^$/d' > "$OUT/parallel.deny" || true
+		run_suite parallel check
+		continue ;;
+	esac
+	run_suite "$s" base
+	run_suite "$s" patched
+done
+python3 "$HARNESS/regress.py" report "$KARCH" "$OUT" "$(( $(now_s) - T0 ))" $SUITES
