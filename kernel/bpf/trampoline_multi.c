@@ -1799,7 +1799,8 @@ static int multi_link_resolve(struct bpf_tracing_multi_link *link, struct bpf_pr
 				loc = ftrace_location_range(sym->addr, sym->end - 1);
 			else
 				loc = ftrace_location(tgt_info.tgt_addr);
-			if (!loc || loc - tgt_info.tgt_addr > U8_MAX)
+			/* tr_ret_off() must fit in a u8 */
+			if (!loc || loc - tgt_info.tgt_addr > U8_MAX - MCOUNT_INSN_SIZE)
 				goto out;
 		}
 		if (ms.syms) {
