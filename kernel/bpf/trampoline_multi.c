@@ -45,10 +45,19 @@
  * planning no longer picks them, and multi_tidy() moves their functions
  * away as soon as it can, keeping each function's trampoline until then.
  *
- * Locking: tramp_multi_mutex serializes link operations and every attach
- * of an ordinary program, and guards every bpf_tramp_shared and the multi
- * fields of struct bpf_trampoline; tr->mutex is taken around changes of a
- * trampoline's multi links. tr->ftrace_loc, set once, is also read with
+ * Locking: tramp_multi_mutex serializes link operations and guards every
+ * bpf_tramp_shared and the multi fields of struct bpf_trampoline. A
+ * function is multi-managed (bpf_tramp_multi_managed()) while it has multi
+ * links, a link counting in tr->multi_cnt until its detach has rerouted
+ * the function, or is stale: only then does code here read or change its
+ * trampoline, and only then does the ordinary path (an ordinary program's
+ * attach or detach, ftrace's ops_func callbacks) take tramp_multi_mutex
+ * before tr->mutex. Any other function changes under tr->mutex alone and
+ * waits for no link operation; program-keyed trampolines never are
+ * multi-managed. So a function becomes multi-managed, and stops being so,
+ * only with both mutexes held (multi_link_set(), multi_link_unhold(),
+ * stale_del()): the ordinary path asks under tr->mutex, and the answer
+ * holds while it keeps it. tr->ftrace_loc, set once, is also read with
  * neither held (multi_tr_known()). Order: tramp_multi_mutex -> tr->mutex ->
  * direct_mutex -> ftrace_lock. ftrace calls the ops_func callbacks with
  * direct_mutex held: they only trylock the other two.
@@ -412,8 +421,9 @@ int bpf_tramp_multi_share_self(struct bpf_trampoline *tr)
  * @tr: a function's trampoline, whose tr->fops ftrace asks about
  *
  * Read without tramp_multi_mutex by the ordinary path, which holds
- * tr->mutex of a function without multi links: that function is never
- * in a reroute meanwhile, so the answer is false then, as it should be.
+ * tr->mutex of a function that is not multi-managed: that function is
+ * never in a reroute meanwhile, so the answer is false then, as it
+ * should be.
  *
  * Return: true while plans_modify() changes @tr's ops.
  */
@@ -830,7 +840,8 @@ static void plan_commit(struct multi_plan *p, struct multi_image_puts *puts)
 	}
 	if (p->own_ops || p->own_modify) {
 		tr->flags = p->own_flags;
-		if (tr->multi_cnt)
+		/* not tr->multi_cnt: a detaching link counts there */
+		if (!hlist_empty(&tr->multi_links))
 			list_add_tail(&tr->shared_node, &tramp_own_list);
 	}
 }
@@ -1139,6 +1150,8 @@ int bpf_tramp_multi_update(struct bpf_trampoline *tr, bool lock_direct_mutex)
 {
 	struct multi_plan plan = { .tr = tr };
 
+	lockdep_assert_held(&tramp_multi_mutex);
+	lockdep_assert_held(&tr->mutex);
 	return multi_reroute(&plan, 1, lock_direct_mutex);
 }
 
@@ -1205,7 +1218,10 @@ static void stale_add(struct bpf_trampoline *tr)
 static void stale_del(struct bpf_trampoline *tr)
 {
 	list_del_init(&tr->stale_node);
+	/* it may stop being multi-managed: tr->mutex too */
+	mutex_lock(&tr->mutex);
 	tr->multi_stale = false;
+	mutex_unlock(&tr->mutex);
 	stale_cnt--;
 	module_put(stale_module(tr));
 	/* routed now only if links or programs hold it */
@@ -1340,6 +1356,7 @@ int bpf_tramp_multi_unlink(struct bpf_trampoline *tr, struct bpf_tramp_link *lin
 	int err;
 
 	lockdep_assert_held(&tramp_multi_mutex);
+	lockdep_assert_held(&tr->mutex);
 	detaching = true;
 	multi_deferring = true;
 	err = bpf_tramp_multi_update(tr, true);
@@ -1384,7 +1401,11 @@ void bpf_tramp_multi_wait(void)
 	ftrace_direct_deferred_free(&dead);
 }
 
-/* Add (or remove) @link's functions to (from) their trampolines. */
+/*
+ * Add @link's functions to their trampolines (@add), or take them off
+ * after a failed attach. A function becomes multi-managed with its first
+ * multi link, and stops being so with its last: under tr->mutex too.
+ */
 static int multi_link_set(struct bpf_tracing_multi_link *link, bool add, u32 cnt)
 {
 	int fsession = link->attach_type == BPF_TRACE_FSESSION_MULTI;
@@ -1432,6 +1453,50 @@ static int multi_link_set(struct bpf_tracing_multi_link *link, bool add, u32 cnt
 	return err;
 }
 
+/**
+ * multi_link_unlist - a detach's first step: take @link off its functions
+ * @link: the link being released
+ *
+ * The functions no longer run it once rerouted. tr->multi_cnt still
+ * counts it, so that they stay multi-managed, and the ordinary path waits
+ * for tramp_multi_mutex on them, until the reroute is done
+ * (multi_link_unhold()). The links of a multi-managed function change
+ * under tramp_multi_mutex alone.
+ */
+static void multi_link_unlist(struct bpf_tracing_multi_link *link)
+{
+	int fsession = link->attach_type == BPF_TRACE_FSESSION_MULTI;
+	u32 i;
+
+	lockdep_assert_held(&tramp_multi_mutex);
+	for (i = 0; i < link->cnt; i++) {
+		hlist_del(&link->funcs[i].tr_node);
+		link->funcs[i].tr->fsession_cnt -= fsession;
+	}
+}
+
+/**
+ * multi_link_unhold - a detach's last step: @link lets its functions go
+ * @link: the link being released, its functions rerouted
+ *
+ * A function whose last multi link this was stops being multi-managed
+ * unless it is stale: under tr->mutex too.
+ */
+static void multi_link_unhold(struct bpf_tracing_multi_link *link)
+{
+	u32 i;
+
+	lockdep_assert_held(&tramp_multi_mutex);
+	for (i = 0; i < link->cnt; i++) {
+		struct bpf_trampoline *tr = link->funcs[i].tr;
+
+		mutex_lock(&tr->mutex);
+		WRITE_ONCE(tr->multi_cnt, tr->multi_cnt - 1);
+		mutex_unlock(&tr->mutex);
+		cond_resched();
+	}
+}
+
 /* Drop the link's trampoline references (they take mutexes: not from the
  * RCU callback that frees the link).
  */
@@ -1452,7 +1517,7 @@ static void bpf_tracing_multi_link_release(struct bpf_link *l)
 		container_of(l, struct bpf_tracing_multi_link, link.link);
 
 	mutex_lock(&tramp_multi_mutex);
-	multi_link_set(link, false, link->cnt);
+	multi_link_unlist(link);
 	detaching = true;
 	multi_deferring = true;
 	/* without memory, the link's programs are jumped over in place */
@@ -1460,6 +1525,7 @@ static void bpf_tracing_multi_link_release(struct bpf_link *l)
 		multi_link_skip(link);
 	detaching = false;
 	multi_tidy();
+	multi_link_unhold(link);
 	multi_deferring = false;
 	/* its wait below is multi_unlock()'s too */
 	multi_abandoned = false;

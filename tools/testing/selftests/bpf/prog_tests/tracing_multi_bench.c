@@ -594,8 +594,9 @@ static void ordinary_attach_time(struct tracing_multi_bench *skel, double *attac
 	*detach = td * 1e3 / ORD_ROUNDS;
 }
 
-/* Every ordinary fentry/fexit attach takes tramp_multi_mutex: its latency
- * with multi links attached to other functions, against none.
+/* An ordinary fentry/fexit attach to a function without multi links takes
+ * no tramp_multi_mutex: its latency with multi links attached to other
+ * functions, against none.
  */
 void serial_test_tracing_multi_bench_ordinary(void)
 {

@@ -933,6 +933,115 @@ out:
 	lp_teardown(&st, vmlinux, btf, false);
 }
 
+/* bpf_testmod: 1 stops the next multi attach while it plans, until 0 (reads 2 then) */
+#define MULTI_HOLD	"/sys/module/bpf_testmod/parameters/multi_hold"
+#define HELD_ROUNDS	50
+
+struct held_attach {
+	struct lp_state *st;
+	int fd;
+	bool done;	/* __atomic: the test reads it */
+};
+
+/* fentry.multi on bpf_testmod_fentry_test1 alone, stopped by MULTI_HOLD */
+static void *held_attach_thread(void *arg)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, opts);
+	struct held_attach *h = arg;
+	__u64 cookie = 1001;
+
+	opts.tracing_multi.ids = &h->st->ids[1];
+	opts.tracing_multi.cookies = &cookie;
+	opts.tracing_multi.cnt = 1;
+	h->fd = bpf_link_create(bpf_program__fd(h->st->skel->progs.lp_entry), h->st->btf_fd,
+				BPF_TRACE_FENTRY_MULTI, &opts);
+	if (h->fd < 0)
+		h->fd = -errno;
+	__atomic_store_n(&h->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * A multi link operation elsewhere holds tramp_multi_mutex (an attach to
+ * bpf_testmod_fentry_test1, which bpf_testmod stops while it plans) while
+ * the live patch is enabled and disabled HELD_ROUNDS times on
+ * bpf_testmod_lp_target, which has an ordinary fexit and no multi link.
+ * ftrace asks that function's trampoline to share it with the patch
+ * (its ops_func, with direct_mutex held), and a trampoline that is not
+ * multi-managed answers under its own mutex: no enable is refused.
+ */
+static void test_livepatch_held(void)
+{
+	struct lp_state st = { .entry_fd = -1, .exit_fd = -1, .btf_fd = -1 };
+	int i, err, first_err = 0, enabled = 0, refused = 0;
+	struct btf *vmlinux = NULL, *btf = NULL;
+	struct held_attach h = { .st = &st, .fd = -1 };
+	bool patched = false, started = false;
+	long held = -1;
+	pthread_t tid;
+
+	if (access("/sys/kernel/livepatch", F_OK) || access(LP_NAME ".ko", F_OK)) {
+		test__skip();
+		return;
+	}
+	if (!ASSERT_OK(access(MULTI_HOLD, F_OK), "bpf_testmod multi_hold") ||
+	    lp_setup(&st, &vmlinux, &btf))
+		goto out;
+	st.ord = bpf_program__attach(st.skel->progs.lp_ord_exit);
+	if (!ASSERT_OK_PTR(st.ord, "attach ordinary fexit"))
+		goto out;
+	lp_check(&st, "unpatched", false);
+
+	if (!ASSERT_OK(write_file(MULTI_HOLD, "1"), "arm multi_hold") ||
+	    !ASSERT_OK(pthread_create(&tid, NULL, held_attach_thread, &h), "attach thread"))
+		goto out;
+	started = true;
+	for (i = 0; i < 1000 && held != 2; i++) {
+		usleep(10 * 1000);
+		held = read_long_file(MULTI_HOLD);
+	}
+	if (!ASSERT_EQ(held, 2, "multi attach holds tramp_multi_mutex") ||
+	    !ASSERT_FALSE(__atomic_load_n(&h.done, __ATOMIC_ACQUIRE), "multi attach waits"))
+		goto out;
+
+	for (i = 0; i < HELD_ROUNDS; i++) {
+		err = lp_load();
+		if (err) {
+			refused++;
+			first_err = first_err ?: err;
+			continue;
+		}
+		patched = true;
+		if (!ASSERT_OK(lp_wait_transition(), "transition"))
+			goto out;
+		enabled++;
+		if (!ASSERT_OK(lp_disable(), "disable live patch"))
+			goto out;
+		patched = false;
+	}
+	/* the attach still waits in the kernel, holding the mutex */
+	if (__atomic_load_n(&h.done, __ATOMIC_ACQUIRE))
+		held = -1;
+	else
+		held = read_long_file(MULTI_HOLD);
+	printf("%s: %d rounds with tramp_multi_mutex held: enabled %d, refused %d (first: %s)\n",
+	       __func__, HELD_ROUNDS, enabled, refused,
+	       first_err ? strerrorname_np(-first_err) : "none");
+	ASSERT_EQ(held, 2, "tramp_multi_mutex held throughout");
+	ASSERT_EQ(refused, 0, "enables refused");
+	ASSERT_EQ(enabled, HELD_ROUNDS, "enabled and disabled");
+out:
+	if (started) {
+		write_file(MULTI_HOLD, "0");
+		pthread_join(tid, NULL);
+		ASSERT_GE(h.fd, 0, "held multi attach");
+		if (h.fd >= 0)
+			close(h.fd);
+		lp_check(&st, "after", patched);
+	}
+	lp_teardown(&st, vmlinux, btf, patched);
+}
+
 #define FI_COUNTDOWN	1000000
 
 /*
@@ -1079,4 +1188,6 @@ void test_tracing_multi_hardening(void)
 		test_livepatch_stale();
 	if (test__start_subtest("livepatch_fault"))
 		test_livepatch_fault();
+	if (test__start_subtest("livepatch_held"))
+		test_livepatch_held();
 }

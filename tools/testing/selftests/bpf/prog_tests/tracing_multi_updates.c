@@ -35,6 +35,11 @@
  * Nor do ftrace's updates look at other functions' records: they visit
  * the records of the functions that change, not all (tens of thousands)
  * (<debugfs>/ftrace_records_visited).
+ *
+ * churn: ordinary fentry and freplace attaches beside a thread that
+ * attaches and detaches a link over thousands of functions in a loop:
+ * they wait for no link operation (they take no tramp_multi_mutex); their
+ * times with and without the thread are printed.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -344,6 +349,287 @@ out:
 	tracing_multi_updates__destroy(skel);
 }
 
+#define CHURN_FUNCS	2000
+#define LAT_ROUNDS	20
+
+struct churn_ctx {
+	struct tracing_multi_updates *skel;
+	__u32 *ids;
+	size_t cnt;
+	bool stop;	/* __atomic: the test sets it */
+	long ops;
+	double secs;
+	int err;
+};
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Attach and detach the churn link until told to stop. */
+static void *churn_thread(void *arg)
+{
+	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
+	struct churn_ctx *c = arg;
+	struct bpf_link *link;
+	double t0 = now_ms();
+
+	opts.ids = c->ids;
+	opts.cnt = c->cnt;
+	while (!__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE)) {
+		link = bpf_program__attach_tracing_multi(c->skel->progs.churn, NULL, &opts);
+		c->err = libbpf_get_error(link);
+		if (c->err)
+			break;
+		bpf_link__destroy(link);
+		c->ops += 2;
+	}
+	c->secs = (now_ms() - t0) / 1e3;
+	return NULL;
+}
+
+/*
+ * CHURN_FUNCS functions spread over those fentry.multi takes, but
+ * bpf_fentry_test*, without the ones the kernel refuses.
+ */
+static int churn_funcs(struct churn_ctx *c)
+{
+	size_t all, i, step, n = 0;
+	char **names = NULL;
+	__u32 *ids = NULL;
+	bool *refused;
+
+	if (tracing_multi_all_funcs(&names, &ids, &all))
+		return -1;
+	step = all > CHURN_FUNCS ? all / CHURN_FUNCS : 1;
+	for (i = 0; i < all && n < CHURN_FUNCS; i += step) {
+		if (!strncmp(names[i], "bpf_fentry_test", 15))
+			continue;
+		ids[n] = ids[i];
+		names[n++] = names[i];
+	}
+	refused = calloc(n, sizeof(*refused));
+	if (!ASSERT_OK_PTR(refused, "calloc"))
+		return -1;
+	tracing_multi_drop_refused(c->skel->progs.churn, ids, names, 0, n, refused);
+	for (i = 0, all = n, n = 0; i < all; i++)
+		if (!refused[i])
+			ids[n++] = ids[i];
+	free(refused);
+	free(names);
+	c->ids = ids;
+	c->cnt = n;
+	return ASSERT_GE(n, CHURN_FUNCS / 2, "churn functions") ? 0 : -1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* what lat_target runs on */
+static char lat_pkt[64];
+
+static void print_dist(const char *what, double *ms, int n)
+{
+	qsort(ms, n, sizeof(*ms), cmp_double);
+	printf(" %s min %.2f median %.2f p90 %.2f max %.2f;", what, ms[0], ms[n / 2],
+	       ms[n * 9 / 10], ms[n - 1]);
+}
+
+/*
+ * LAT_ROUNDS fentry and freplace attaches, each timed into @fentry_ms and
+ * @ext_ms, each program run once attached, at random moments.
+ */
+static int lat_rounds(struct tracing_multi_updates *skel, struct tracing_multi_updates *ext,
+		      double *fentry_ms, double *ext_ms)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, topts, .data_in = lat_pkt, .data_size_in = sizeof(lat_pkt));
+	LIBBPF_OPTS(bpf_test_run_opts, fopts);
+	int tgt_fd = bpf_program__fd(skel->progs.lat_target);
+	unsigned int seed = getpid();
+	struct bpf_link *link;
+	double t;
+	int i;
+
+	for (i = 0; i < LAT_ROUNDS; i++) {
+		skel->bss->lat_fentry_runs = 0;
+		t = now_ms();
+		link = bpf_program__attach(skel->progs.lat_fentry);
+		fentry_ms[i] = now_ms() - t;
+		if (!ASSERT_OK_PTR(link, "attach fentry"))
+			return -1;
+		ASSERT_OK(bpf_prog_test_run_opts(bpf_program__fd(skel->progs.ordinary1), &fopts),
+			  "test_run");
+		ASSERT_EQ(skel->bss->lat_fentry_runs, 1, "fentry ran");
+		bpf_link__destroy(link);
+
+		t = now_ms();
+		link = bpf_program__attach_freplace(ext->progs.lat_ext, tgt_fd, "lat_sub");
+		ext_ms[i] = now_ms() - t;
+		if (!ASSERT_OK_PTR(link, "attach freplace"))
+			return -1;
+		ASSERT_OK(bpf_prog_test_run_opts(tgt_fd, &topts), "test_run target");
+		ASSERT_EQ(topts.retval, 1000, "extension ran");
+		bpf_link__destroy(link);
+		usleep(rand_r(&seed) % 20000);
+	}
+	return 0;
+}
+
+/* bpf_testmod: 1 stops the next multi attach while it plans, until 0 (reads 2 then) */
+#define MULTI_HOLD	"/sys/module/bpf_testmod/parameters/multi_hold"
+/* the hold ends after this in any case */
+#define HOLD_SECS	15
+
+struct hold_ctx {
+	struct tracing_multi_updates *skel;
+	struct bpf_link *link;
+	int err;
+	bool done;	/* __atomic: the test reads it */
+};
+
+/* A link on bpf_fentry_test2, stopped by MULTI_HOLD while it plans. */
+static void *held_thread(void *arg)
+{
+	struct hold_ctx *c = arg;
+
+	c->link = bpf_program__attach_tracing_multi(c->skel->progs.churn, "bpf_fentry_test2", NULL);
+	c->err = libbpf_get_error(c->link);
+	if (c->err)
+		c->link = NULL;
+	__atomic_store_n(&c->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void *release_thread(void *arg)
+{
+	int i;
+
+	for (i = 0; i < HOLD_SECS * 10 && !__atomic_load_n((bool *)arg, __ATOMIC_ACQUIRE); i++)
+		usleep(100 * 1000);
+	write_file(MULTI_HOLD, "0");
+	return NULL;
+}
+
+/*
+ * The attaches of lat_rounds() while a link attach holds tramp_multi_mutex
+ * (stopped by bpf_testmod while it plans; released after HOLD_SECS in any
+ * case). Return: whether the hold lasted through all of them.
+ */
+static bool lat_rounds_held(struct tracing_multi_updates *skel, struct tracing_multi_updates *ext,
+			    double *fentry_ms, double *ext_ms)
+{
+	struct hold_ctx h = { .skel = skel };
+	pthread_t tid, rtid;
+	bool held = false, stop = false;
+	int i, err;
+
+	if (!ASSERT_OK(write_file(MULTI_HOLD, "1"), "arm multi_hold"))
+		return false;
+	if (!ASSERT_OK(pthread_create(&tid, NULL, held_thread, &h), "held attach thread")) {
+		write_file(MULTI_HOLD, "0");
+		return false;
+	}
+	for (i = 0; i < 500 && read_long_file(MULTI_HOLD) != 2; i++)
+		usleep(10 * 1000);
+	err = pthread_create(&rtid, NULL, release_thread, &stop);
+	if (ASSERT_EQ(read_long_file(MULTI_HOLD), 2, "multi attach holds tramp_multi_mutex") &&
+	    ASSERT_OK(err, "release thread") && !lat_rounds(skel, ext, fentry_ms, ext_ms))
+		held = read_long_file(MULTI_HOLD) == 2 &&
+		       !__atomic_load_n(&h.done, __ATOMIC_ACQUIRE);
+	__atomic_store_n(&stop, true, __ATOMIC_RELEASE);
+	if (!err)
+		pthread_join(rtid, NULL);
+	write_file(MULTI_HOLD, "0");
+	pthread_join(tid, NULL);
+	ASSERT_OK(h.err, "held link");
+	bpf_link__destroy(h.link);
+	return held;
+}
+
+/*
+ * churn: while a thread attaches and detaches a fentry.multi link over
+ * CHURN_FUNCS functions in a loop, an fentry program attaches to another
+ * function and an extension program to a BPF program's function in about
+ * the time they take without it: neither trampoline is multi-managed,
+ * and neither waits for tramp_multi_mutex, which each link operation holds
+ * while it JITs and through two ftrace updates (they may wait for ftrace's
+ * direct_mutex and text_mutex meanwhile). And while a link attach holds
+ * tramp_multi_mutex without using ftrace (bpf_testmod stops it), they take
+ * what they take alone. A report (BENCH line): the attaches must work, and
+ * the hold last through them; their times are printed.
+ */
+static void test_churn(void)
+{
+	double fentry0[LAT_ROUNDS], ext0[LAT_ROUNDS], fentry1[LAT_ROUNDS], ext1[LAT_ROUNDS];
+	double fentry2[LAT_ROUNDS] = {}, ext2[LAT_ROUNDS] = {};
+	struct tracing_multi_updates *skel, *ext = NULL;
+	struct churn_ctx churn = {};
+	struct bpf_program *prog;
+	bool started = false, held;
+	pthread_t tid;
+
+	skel = tracing_multi_updates__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+		return;
+	skel->bss->lat_pid = getpid();
+	ext = tracing_multi_updates__open();
+	if (!ASSERT_OK_PTR(ext, "open extension"))
+		goto out;
+	bpf_object__for_each_program(prog, ext->obj)
+		bpf_program__set_autoload(prog, prog == ext->progs.lat_ext);
+	if (!ASSERT_OK(bpf_program__set_attach_target(ext->progs.lat_ext,
+						      bpf_program__fd(skel->progs.lat_target),
+						      "lat_sub"), "set_attach_target") ||
+	    !ASSERT_OK(tracing_multi_updates__load(ext), "load extension"))
+		goto out;
+	churn.skel = skel;
+	if (churn_funcs(&churn))
+		goto out;
+
+	if (lat_rounds(skel, ext, fentry0, ext0))
+		goto out;
+	if (!ASSERT_OK(pthread_create(&tid, NULL, churn_thread, &churn), "churn thread"))
+		goto out;
+	started = true;
+	if (lat_rounds(skel, ext, fentry1, ext1))
+		goto out;
+	__atomic_store_n(&churn.stop, true, __ATOMIC_RELEASE);
+	pthread_join(tid, NULL);
+	started = false;
+	if (!ASSERT_OK(churn.err, "churn link") || !ASSERT_GT(churn.ops, 0, "churn link ops"))
+		goto out;
+	held = lat_rounds_held(skel, ext, fentry2, ext2);
+	ASSERT_TRUE(held, "tramp_multi_mutex held through the attaches");
+	printf("BENCH tracing_multi_churn: %zu functions, %ld link ops in %.1f s (%.0f ms each);",
+	       churn.cnt, churn.ops, churn.secs, churn.secs * 1e3 / churn.ops);
+	print_dist("fentry attach ms alone", fentry0, LAT_ROUNDS);
+	print_dist("beside the link ops", fentry1, LAT_ROUNDS);
+	print_dist("freplace attach ms alone", ext0, LAT_ROUNDS);
+	print_dist("beside the link ops", ext1, LAT_ROUNDS);
+	printf("\n");
+	printf("BENCH tracing_multi_churn: a link attach holding tramp_multi_mutex%s:",
+	       held ? "" : " (released before the end)");
+	print_dist("fentry attach ms", fentry2, LAT_ROUNDS);
+	print_dist("freplace attach ms", ext2, LAT_ROUNDS);
+	printf("\n");
+out:
+	if (started) {
+		__atomic_store_n(&churn.stop, true, __ATOMIC_RELEASE);
+		pthread_join(tid, NULL);
+	}
+	free(churn.ids);
+	tracing_multi_updates__destroy(ext);
+	tracing_multi_updates__destroy(skel);
+}
+
 void serial_test_tracing_multi_updates(void)
 {
 	if (test__start_subtest("grace_period"))
@@ -354,4 +640,6 @@ void serial_test_tracing_multi_updates(void)
 		test_no_wait();
 	if (test__start_subtest("call_sites"))
 		test_call_sites();
+	if (test__start_subtest("churn"))
+		test_churn();
 }

@@ -42,6 +42,46 @@ int spin(void *ctx)
 	return 0;
 }
 
+/*
+ * churn: a link over thousands of functions, attached and detached in a
+ * loop, and the ordinary programs timed meanwhile: an fentry program on
+ * bpf_fentry_test1 and an extension of lat_sub() in lat_target.
+ */
+int lat_pid;
+__u64 lat_fentry_runs;
+
+SEC("fentry.multi")
+int churn(void *ctx)
+{
+	return 0;
+}
+
+SEC("fentry/bpf_fentry_test1")
+int BPF_PROG(lat_fentry, int a)
+{
+	if ((bpf_get_current_pid_tgid() >> 32) == lat_pid)
+		lat_fentry_runs++;
+	return 0;
+}
+
+__noinline int lat_sub(int x)
+{
+	return x + 1;
+}
+
+SEC("tc")
+int lat_target(struct __sk_buff *skb)
+{
+	return lat_sub(skb->len);
+}
+
+/* loaded by its own skeleton, with lat_target's fd as attach target */
+SEC("?freplace/lat_sub")
+int lat_ext(int x)
+{
+	return 1000;
+}
+
 __u64 ordinary1_runs, multi_runs;
 
 SEC("fentry/bpf_fentry_test1")
@@ -63,3 +103,4 @@ int multi(void *ctx)
 	multi_runs++;
 	return 0;
 }
+
