@@ -72,6 +72,7 @@ for run in "${runs[@]}"; do
 	echo "test_progs exit status \$?"
 	for c in \$(cat \$out/clients); do
 		grep -qxF "\$c" \$out/allow || continue
+		grep -qxF "\$c" \$out/deny && continue
 		./\${c}_client 2>&1 | tee -a \$out/test_progs.log | sed 's/^/TP: /'
 		echo "\$c exit status \$?"
 	done

@@ -154,7 +154,12 @@ if ! "${SMAKE[@]}" "${targets[@]}" ${KOS[@]+"${KOS[@]}"} > "$SOUT/build.log" 2>&
 fi
 # Clients ("@client NAME" in the list): programs built against other
 # libraries, harness/<NAME with - for _>/build.sh puts NAME_client in $SOUT.
+# A client that tests/deny.<arch> lists is not built for that arch.
 for c in $(tests_in_list client); do
+	if sed -e 's/#.*//' -e 's/[[:space:]]//g' "$HARNESS/tests/deny.$KARCH" 2>/dev/null |
+		grep -qxF "$c"; then
+		continue
+	fi
 	"$HARNESS/${c//_/-}/build.sh" "$KARCH" || die "client $c: build for $KARCH failed"
 done
 stage_done "selftests-$KARCH" "$t0"

@@ -6,6 +6,7 @@
 # nobody on this project wrote. Outputs, beside test_progs:
 #   $SOUT/upstream_libbpf_client		(${CROSS}gcc, libbpf.a static)
 #   $SOUT/upstream_libbpf_client.bpf.o	(clang-19 -target bpf)
+#   $SOUT/upstream_libbpf_client_decl.bpf.o	(the same, from decl.bpf.c)
 # OUT=dir puts them elsewhere (e.g. before the selftests build made $SOUT).
 # Rebuilds only what changed: libbpf once per arch and tarball.
 . "$(dirname "$0")/../lib.sh"
@@ -64,16 +65,18 @@ case "$KARCH" in
 x86_64) TARGET_ARCH=x86 ;;
 arm64) TARGET_ARCH=arm64 ;;
 esac
-BPF_O=$OUT/upstream_libbpf_client.bpf.o
-if stale "$BPF_O" "$HERE/client.bpf.c" "${HDRS[@]}" "$0"; then
+for src in client decl; do
+	BPF_O=$OUT/upstream_libbpf_client.bpf.o
+	[ $src = client ] || BPF_O=$OUT/upstream_libbpf_client_$src.bpf.o
+	stale "$BPF_O" "$HERE/$src.bpf.c" "${HDRS[@]}" "$0" || continue
 	log "upstream-libbpf: CLANG-BPF ${BPF_O#$REPO/}"
 	# -target bpf searches no multiarch directory: asm/types.h is the
 	# host's (the same generic one on both arches).
 	"$CLANG" -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_"$TARGET_ARCH" \
 		"${INC[@]}" -idirafter "/usr/include/$(gcc -print-multiarch)" \
-		-c "$HERE/client.bpf.c" -o "$BPF_O.tmp"
+		-c "$HERE/$src.bpf.c" -o "$BPF_O.tmp"
 	mv "$BPF_O.tmp" "$BPF_O"
-fi
+done
 
 # Linked as test_progs is: libbpf static, libelf, zlib and libc dynamic
 # (the guest runs it from the host's root filesystem, with Debian's

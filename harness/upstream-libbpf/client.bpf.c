@@ -275,9 +275,37 @@ int BPF_PROG(many_direct, __u64 a0, __u64 a1, __u64 a2, __u64 a3, __u64 a4,
 /*
  * fsession, fsession.multi and kprobe.session: one program at entry and at
  * exit, told apart by bpf_session_is_return(ctx). Upstream's kfuncs take
- * ctx; weak, so that on a kernel whose prototypes differ only the programs
- * calling them fail to load (libbpf binds every extern of the object, also
- * of programs not loaded), and the client says why (check_session_kfuncs).
+ * ctx; this kernel's keep 6.12's prototypes, without a parameter, and take
+ * ctx in R1 from fsession programs all the same. libbpf binds an extern
+ * kfunc only to a kernel prototype of its own shape, so both are declared,
+ * as libbpf flavors (the ___ suffix is not part of the kfunc's name), weak:
+ * the one the kernel has is bound, the other is not, and bpf_ksym_exists()
+ * picks. Either is called with ctx, in R1 where the kernel looks for it.
+ */
+extern bool bpf_session_is_return___ctx(void *ctx) __ksym __weak;
+extern __u64 *bpf_session_cookie___ctx(void *ctx) __ksym __weak;
+extern bool bpf_session_is_return___noctx(void) __ksym __weak;
+extern __u64 *bpf_session_cookie___noctx(void) __ksym __weak;
+
+static __always_inline bool session_is_return(void *ctx)
+{
+	if (bpf_ksym_exists(bpf_session_is_return___ctx))
+		return bpf_session_is_return___ctx(ctx);
+	return ((bool (*)(void *))bpf_session_is_return___noctx)(ctx);
+}
+
+static __always_inline __u64 *session_cookie(void *ctx)
+{
+	if (bpf_ksym_exists(bpf_session_cookie___ctx))
+		return bpf_session_cookie___ctx(ctx);
+	return ((__u64 *(*)(void *))bpf_session_cookie___noctx)(ctx);
+}
+
+/*
+ * Upstream's declaration as upstream's programs have it (vmlinux.h,
+ * selftests' bpf_kfuncs.h): weak, with ctx. On this kernel libbpf leaves
+ * it unbound and a program calling it fails to load; sess_plain, loaded
+ * by the session_upstream_decl subtest alone, shows it.
  */
 extern bool bpf_session_is_return(void *ctx) __ksym __weak;
 extern __u64 *bpf_session_cookie(void *ctx) __ksym __weak;
@@ -305,7 +333,7 @@ static __always_inline struct sess_rec *sess_slot(struct sess_set *s, int i, __u
 static __always_inline struct sess_half *sess_side(struct sess_rec *r, void *ctx,
 						   bool *is_ret)
 {
-	__u32 x = bpf_session_is_return(ctx);
+	__u32 x = session_is_return(ctx);
 
 	barrier_var(x);
 	*is_ret = x;
@@ -319,7 +347,7 @@ static __always_inline struct sess_half *sess_side(struct sess_rec *r, void *ctx
 static __always_inline void sess_cookie(struct sess_half *h, void *ctx, bool is_ret,
 					__u64 k, __u64 tag, __u64 ip)
 {
-	__u64 *c = bpf_session_cookie(ctx);
+	__u64 *c = session_cookie(ctx);
 
 	if (k < SESS_CALLS)
 		h->sess[k] = *c;
@@ -517,5 +545,15 @@ int ksess(struct pt_regs *ctx)
 	}
 #endif
 	sess_cookie(h, ctx, is_ret, k, SESS_TAG_KPROBE, ip);
+	return 0;
+}
+
+/* Upstream's declaration, not the flavors: refused here (see above). */
+SEC("fsession.multi")
+int sess_plain(void *ctx)
+{
+	if (bpf_session_is_return(ctx))
+		return 0;
+	*bpf_session_cookie(ctx) = 1;
 	return 0;
 }

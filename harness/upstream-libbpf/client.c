@@ -49,6 +49,7 @@ static_assert(offsetof(struct bpf_link_info, tracing_multi.ids) -
 #define TEST_NUM	900
 #define TEST_NAME	"upstream_libbpf"
 #define OBJ_FILE	"upstream_libbpf_client.bpf.o"
+#define DECL_OBJ_FILE	"upstream_libbpf_client_decl.bpf.o"
 #define TESTMOD		"bpf_testmod"
 #define TESTMOD_FILE	"/sys/kernel/bpf_testmod"
 #define TESTMOD_KO	"./bpf_testmod.ko"
@@ -116,8 +117,26 @@ struct env {
 	__u64 addrs[NR_FUNCS];		/* kallsyms */
 };
 
+/* libbpf's messages while capturing (expect_libbpf_msg()), printed too */
+static char captured[16384];
+static size_t captured_len;
+static bool capturing;
+
 static int print_fn(enum libbpf_print_level level, const char *fmt, va_list args)
 {
+	va_list copy;
+	int n;
+
+	if (capturing && captured_len < sizeof(captured) - 1) {
+		va_copy(copy, args);
+		n = vsnprintf(captured + captured_len, sizeof(captured) - captured_len,
+			      fmt, copy);
+		va_end(copy);
+		if (n > 0)
+			captured_len += n;
+		if (captured_len > sizeof(captured) - 1)
+			captured_len = sizeof(captured) - 1;
+	}
 	if (level == LIBBPF_DEBUG && !verbose)
 		return 0;
 	return vprintf(fmt, args);
@@ -1495,34 +1514,51 @@ out:
 static_assert(NR_MANY_FUNCS <= NR_SESS_FUNCS, "sess_set has the MANY_* slots");
 
 /*
- * Upstream's session kfuncs take ctx: bpf_session_is_return(void *ctx),
- * bpf_session_cookie(void *ctx). libbpf binds the client's (weak) externs
- * only to kernel prototypes of that shape, else the programs calling them
- * fail to load with a verifier error: this says why, from vmlinux BTF.
+ * The parameters of the kernel's session kfuncs, from vmlinux BTF: 0 for
+ * 6.12's prototypes (this kernel's), 1 for upstream's (void *ctx); -1 if
+ * either kfunc is missing, they differ or have another shape.
  */
-static bool check_session_kfuncs(const struct env *env)
+static int session_kfunc_params(const struct env *env)
 {
 	static const char *const names[] = { "bpf_session_is_return", "bpf_session_cookie" };
 	const struct btf *btf = env->vmlinux_btf;
 	const struct btf_type *t, *p;
-	bool ok = true;
+	int id, n = -1, got;
 	size_t i;
-	int id;
 
 	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		id = btf__find_by_name_kind(btf, names[i], BTF_KIND_FUNC);
-		if (!EXPECT(id > 0, "vmlinux BTF: no kfunc %s: %d", names[i], id)) {
-			ok = false;
-			continue;
-		}
+		if (id <= 0)
+			return -1;
 		t = btf__type_by_id(btf, btf__type_by_id(btf, id)->type);
-		p = btf_vlen(t) == 1 ? btf__type_by_id(btf, btf_params(t)[0].type) : NULL;
-		if (!EXPECT(p && btf_is_ptr(p),
-			    "vmlinux BTF: %s has %u parameters%s, want one, void *ctx (upstream's)",
-			    names[i], btf_vlen(t), p ? ", not a pointer" : ""))
-			ok = false;
+		got = btf_vlen(t);
+		p = got == 1 ? btf__type_by_id(btf, btf_params(t)[0].type) : NULL;
+		if (got > 1 || (got == 1 && !btf_is_ptr(p)) || (i && got != n))
+			return -1;
+		n = got;
 	}
-	return ok;
+	return n;
+}
+
+/*
+ * The session programs declare both prototypes as libbpf flavors and call
+ * the kernel's (session_is_return() in client.bpf.c): either kernel works,
+ * with no parameter (6.12's, this kernel's) or with ctx (upstream's).
+ * Anything else and they cannot load: this says why, from vmlinux BTF.
+ */
+static bool check_session_kfuncs(const struct env *env)
+{
+	int n = session_kfunc_params(env);
+
+	if (n < 0) {
+		FAIL("vmlinux BTF: bpf_session_is_return(), bpf_session_cookie(): %s",
+		     "missing, or neither 6.12's prototypes nor upstream's");
+		return false;
+	}
+	if (verbose)
+		INFO("vmlinux BTF: the session kfuncs have %s prototypes",
+		     n ? "upstream's (ctx)" : "6.12's (no parameter)");
+	return true;
 }
 
 /* A vmlinux function's expectations in many_args' form. */
@@ -2002,6 +2038,67 @@ out:
 	bpf_object__close(obj);
 }
 
+/*
+ * Load @obj_file with only @prog, capturing libbpf's messages: the load
+ * must fail with -EINVAL and libbpf must have said @msg1 and @msg2.
+ */
+static void expect_load_refused(const char *obj_file, const char *prog_name,
+				const char *msg1, const char *msg2)
+{
+	struct bpf_program *prog;
+	struct bpf_object *obj;
+	bool found = false;
+	int err;
+
+	obj = bpf_object__open_file(obj_file, NULL);
+	if (!EXPECT(obj, "bpf_object__open_file(%s): %s", obj_file, strerror(errno)))
+		return;
+	bpf_object__for_each_program(prog, obj) {
+		bpf_program__set_autoload(prog, !strcmp(bpf_program__name(prog), prog_name));
+		found |= !strcmp(bpf_program__name(prog), prog_name);
+	}
+	if (!EXPECT(found, "%s: no program %s", obj_file, prog_name))
+		goto out;
+	captured_len = 0;
+	captured[0] = '\0';
+	capturing = true;
+	err = bpf_object__load(obj);
+	capturing = false;
+	EXPECT(err == -EINVAL, "%s, %s: bpf_object__load: %d (%s), want -EINVAL",
+	       obj_file, prog_name, err, strerror(-err));
+	EXPECT(strstr(captured, msg1) && strstr(captured, msg2),
+	       "%s, %s: libbpf did not say \"%s\" ... \"%s\"", obj_file, prog_name,
+	       msg1, msg2);
+out:
+	bpf_object__close(obj);
+}
+
+/*
+ * What does not work: a program that declares the session kfuncs as
+ * upstream does, bpf_session_is_return(void *ctx), without flavors, does
+ * not load through upstream's libbpf on this kernel, whose prototypes are
+ * 6.12's (libbpf checks the parameter count). Declared weak, as vmlinux.h
+ * and upstream's selftests do (sess_plain): libbpf leaves the externs
+ * unbound, the verifier refuses the call and libbpf's log says "kfunc
+ * 'bpf_session_is_return' is referenced but wasn't resolved". Not weak
+ * (DECL_OBJ_FILE): libbpf refuses the object, "extern (func ksym)
+ * 'bpf_session_cookie': func_proto [N] incompatible with vmlinux [M]".
+ * Both -EINVAL. The flavors of the other subtests are the way around it.
+ */
+static void test_session_upstream_decl(struct env *env)
+{
+	int n = session_kfunc_params(env);
+
+	if (!EXPECT(n == 0, "vmlinux BTF: the session kfuncs have %d parameters, want none (6.12's prototypes)",
+		    n))
+		return;
+	INFO("libbpf's two load failures below are expected");
+	expect_load_refused(OBJ_FILE, "sess_plain", "kfunc 'bpf_session_is_return'",
+			    "is referenced but wasn't resolved");
+	expect_load_refused(DECL_OBJ_FILE, "sess_strong", "extern (func ksym) 'bpf_session_",
+			    "incompatible with vmlinux");
+}
+
 /* ---- main ---- */
 
 static const struct {
@@ -2019,6 +2116,7 @@ static const struct {
 	{ "fsession_multi_ids_cookies", test_fsession_multi_ids_cookies },
 	{ "fsession", test_fsession },
 	{ "kprobe_session_ctx", test_kprobe_session_ctx },
+	{ "session_upstream_decl", test_session_upstream_decl },
 };
 
 /* vmlinux BTF, the ids and addresses of bpf_fentry_test1..9 */

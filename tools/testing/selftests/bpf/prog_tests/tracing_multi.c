@@ -1118,6 +1118,71 @@ static void check_session_ordinary(struct tracing_multi_session *skel, __u64 run
 	ASSERT_EQ(bss->bad, 0, tname("%s bad", what));
 }
 
+/* BPF_MODIFY_RETURN_MULTI is this series' number, 62, after upstream's
+ * last; upstream may give 62 another meaning. A program built for that is
+ * refused with -EINVAL where the kernel can tell: a tracing program that
+ * names its function at load, a program of another type at attach.
+ */
+static void test_attach_type_62(void)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = 62);
+	const struct bpf_insn insns[] = {
+		BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_EXIT_INSN(),
+	};
+	__u32 ids[NR_FUNCS];
+	int fd, link_fd;
+
+	ASSERT_EQ(BPF_MODIFY_RETURN_MULTI, 62, "BPF_MODIFY_RETURN_MULTI");
+	if (fentry_test_ids(ids))
+		return;
+	fd = load_trivial(62, ids[0]);
+	if (!ASSERT_EQ(fd, -EINVAL, "tracing program naming its function") && fd >= 0)
+		close(fd);
+
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, "tp62", "GPL", insns,
+			   ARRAY_SIZE(insns), &opts);
+	if (!ASSERT_OK_FD(fd, "load tracepoint program, expected_attach_type 62"))
+		return;
+	link_fd = bpf_link_create(fd, 0, 62, NULL);
+	if (!ASSERT_EQ(link_fd, -EINVAL, "link_create 62, tracepoint program") && link_fd >= 0)
+		close(link_fd);
+	close(fd);
+}
+
+/* The session kfuncs keep 6.12's prototypes in vmlinux BTF, bool
+ * bpf_session_is_return(void) and __u64 *bpf_session_cookie(void): libbpf
+ * checks the declarations of 6.12's kprobe.session programs against them.
+ * fsession programs pass ctx all the same (verifier_tracing_args).
+ */
+static void test_session_kfunc_protos(void)
+{
+	static const char *const names[] = { "bpf_session_is_return", "bpf_session_cookie" };
+	const struct btf_type *proto, *ret;
+	struct btf *btf;
+	int i, id;
+
+	btf = btf__load_vmlinux_btf();
+	if (!ASSERT_OK_PTR(btf, "vmlinux BTF"))
+		return;
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		id = btf__find_by_name_kind(btf, names[i], BTF_KIND_FUNC);
+		if (!ASSERT_GT(id, 0, names[i]))
+			continue;
+		proto = btf__type_by_id(btf, btf__type_by_id(btf, id)->type);
+		if (!ASSERT_TRUE(btf_is_func_proto(proto), "func_proto"))
+			continue;
+		if (!ASSERT_EQ(btf_vlen(proto), 0, "parameters"))
+			fprintf(stderr, "%s: %u parameters, want none (6.12's)\n",
+				names[i], btf_vlen(proto));
+		/* bool is a typedef of _Bool */
+		id = btf__resolve_type(btf, proto->type);
+		ret = id > 0 ? btf__type_by_id(btf, id) : NULL;
+		ASSERT_TRUE(ret && (i ? btf_is_ptr(ret) : btf_is_int(ret)), "return type");
+	}
+	btf__free(btf);
+}
+
 /* Ordinary fsession programs: one program runs at entry and at exit of its
  * function, the cookie is per invocation (0 again at each entry) and per
  * link; test_run takes an fsession program.
@@ -1703,6 +1768,10 @@ void test_tracing_multi(void)
 		test_args_kfuncs();
 	if (test__start_subtest("args_direct"))
 		test_args_direct();
+	if (test__start_subtest("attach_type_62"))
+		test_attach_type_62();
+	if (test__start_subtest("session_kfunc_protos"))
+		test_session_kfunc_protos();
 	if (test__start_subtest("fsession"))
 		test_fsession();
 	if (test__start_subtest("fsession_multi"))

@@ -5,6 +5,10 @@
  * (0 at entry), bpf_session_is_return() and the session cookie, which is 0
  * at entry and at exit holds what the entry run wrote.
  */
+/* vmlinux.h's kfunc prototypes, where pahole writes them, are the kernel's:
+ * 6.12's for the session kfuncs, not the declarations below
+ */
+#define BPF_NO_KFUNC_PROTOTYPES
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -12,8 +16,9 @@
 
 char _license[] SEC("license") = "GPL";
 
-/* As upstream declares them for fsession (6.12's bpf_kfuncs.h has the
- * kprobe.session form without ctx: not included here).
+/* As upstream declares them for fsession, with ctx, which the kernel takes
+ * in R1 (its prototypes and 6.12's bpf_kfuncs.h have the kprobe.session
+ * form without a parameter: not included here).
  */
 extern bool bpf_session_is_return(void *ctx) __ksym;
 extern __u64 *bpf_session_cookie(void *ctx) __ksym;

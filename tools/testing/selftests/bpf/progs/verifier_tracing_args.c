@@ -4,6 +4,10 @@
  * kfuncs into loads (no call left in the xlated, hence JITed, program);
  * what it accepts and rejects of bpf_arg_btf() and bpf_arg_find().
  */
+/* vmlinux.h's kfunc prototypes, where pahole writes them, are the kernel's:
+ * 6.12's for the session kfuncs, not the declarations below
+ */
+#define BPF_NO_KFUNC_PROTOTYPES
 #include <vmlinux.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -207,9 +211,11 @@ __naked void direct_write(void)
 		      ::: __clobber_all);
 }
 
-/* fsession and fsession.multi: the session kfuncs take the program's ctx,
- * and only fsession programs may call them; like fentry and fexit, an
- * fsession program returns 0.
+/* fsession and fsession.multi: the session kfuncs take the program's ctx
+ * (declared here as upstream declares them; the kernel's prototypes are
+ * 6.12's, without a parameter, and the verifier checks R1 of an fsession
+ * program's call), and only fsession and kprobe.session programs may call
+ * them; like fentry and fexit, an fsession program returns 0.
  */
 extern bool bpf_session_is_return(void *ctx) __ksym;
 extern __u64 *bpf_session_cookie(void *ctx) __ksym;
@@ -305,6 +311,7 @@ __naked void session_is_return_null(void)
 SEC("fsession.multi")
 __description("bpf_session_cookie() on a stack pointer")
 __failure __msg("arg#0 expected pointer to ctx, but got fp")
+__msg("fsession programs call bpf_session_cookie(ctx)")
 __naked void session_cookie_not_ctx(void)
 {
 	asm volatile ("r1 = r10;"
@@ -315,6 +322,94 @@ __naked void session_cookie_not_ctx(void)
 		      :
 		      : __imm(bpf_session_cookie)
 		      : __clobber_all);
+}
+
+SEC("fsession/bpf_fentry_test1")
+__description("bpf_session_cookie() after a call clobbered R1")
+__failure __msg("arg#0 expected pointer to ctx, but got nothing")
+__msg("fsession programs call bpf_session_cookie(ctx)")
+__naked void session_cookie_r1_clobbered(void)
+{
+	asm volatile ("call %[bpf_session_is_return];"
+		      "call %[bpf_session_cookie];"
+		      "r0 = 0;"
+		      "exit;"
+		      :
+		      : __imm(bpf_session_is_return),
+			__imm(bpf_session_cookie)
+		      : __clobber_all);
+}
+
+SEC("fsession.multi")
+__description("bpf_session_is_return() on ctx + 8")
+__failure __msg("dereference of modified ctx ptr R1 off=8 disallowed")
+__naked void session_is_return_ctx_off(void)
+{
+	asm volatile ("r1 += 8;"
+		      "call %[bpf_session_is_return];"
+		      "r0 = 0;"
+		      "exit;"
+		      :
+		      : __imm(bpf_session_is_return)
+		      : __clobber_all);
+}
+
+/* R1 is ctx on the path verified first, a scalar on the other: the call
+ * reads R1, so the second path is not pruned at the call.
+ */
+SEC("fsession/bpf_fentry_test1")
+__description("bpf_session_is_return() with ctx on one path only")
+__failure __msg("arg#0 expected pointer to ctx, but got scalar")
+__naked void session_is_return_ctx_one_path(void)
+{
+	asm volatile ("r6 = r1;"
+		      "call %[bpf_get_prandom_u32];"
+		      "r1 = 0;"
+		      "if r0 == 0 goto l0_%=;"
+		      "r1 = r6;"
+		"l0_%=:	call %[bpf_session_is_return];"
+		      "r0 = 0;"
+		      "exit;"
+		      :
+		      : __imm(bpf_get_prandom_u32),
+			__imm(bpf_session_is_return)
+		      : __clobber_all);
+}
+
+/* kprobe.session: 6.12's programs call the session kfuncs without an
+ * argument, whatever R1 then holds (here 0, then nothing); upstream's pass
+ * ctx. Both verify.
+ */
+SEC("kprobe.session")
+__description("kprobe.session: session kfuncs without an argument (6.12)")
+__success
+__naked void kprobe_session_no_arg(void)
+{
+	asm volatile ("r1 = 0;"
+		      "call %[bpf_session_cookie];"
+		      "r6 = r0;"
+		      "call %[bpf_session_is_return];"
+		      "if r0 != 0 goto l0_%=;"
+		      "r1 = 1;"
+		      "*(u64 *)(r6 + 0) = r1;"
+		"l0_%=:	r0 = 0;"
+		      "exit;"
+		      :
+		      : __imm(bpf_session_is_return),
+			__imm(bpf_session_cookie)
+		      : __clobber_all);
+}
+
+SEC("kprobe.session")
+__description("kprobe.session: session kfuncs with ctx (upstream)")
+__success
+int kprobe_session_ctx(void *ctx)
+{
+	__u64 *cookie = bpf_session_cookie(ctx);
+
+	if (!bpf_session_is_return(ctx))
+		*cookie = 1;
+	return 0;
 }
 
 SEC("fsession/bpf_fentry_test1")
