@@ -27,6 +27,7 @@
  * image of its own, and a multi link attached first is moved between
  * images by every operation, so all three kinds of route are exercised.
  */
+#include <sys/mman.h>
 #include <test_progs.h>
 #include "trace_helpers.h"
 #include "tracing_multi_common.h"
@@ -40,11 +41,41 @@
 
 static int nth_fd = -1;
 
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+
+/*
+ * Map in every page of this process's file mappings (its code and its
+ * libraries'), which the guest reads over 9p: a page fault that reads
+ * one while fail-nth is armed fails where the test does not look, and a
+ * 9p read that fails may not recover.
+ */
+static void populate_file_maps(void)
+{
+	unsigned long start, end;
+	char line[512], perms[8];
+	long ino;
+	FILE *f;
+
+	f = fopen("/proc/self/maps", "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx %7s %*s %*s %ld", &start, &end, perms, &ino) != 4)
+			continue;
+		if (ino && perms[0] == 'r')
+			madvise((void *)start, end - start, MADV_POPULATE_READ);
+	}
+	fclose(f);
+}
+
 /* Only this task's fail-nth makes allocations fail (fault_knobs_set()). */
 static int fault_setup(void)
 {
 	if (nth_fd >= 0)
 		return 0;
+	populate_file_maps();
 	if (fault_knobs_set())
 		return -1;
 	nth_fd = open("/proc/thread-self/fail-nth", O_RDWR);
