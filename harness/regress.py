@@ -68,7 +68,16 @@ def job(suite, kernel, arch, out, res):
     print("export PATH=/bin:/sbin:/usr/sbin:/usr/bin")
     # The host's tools where they run (x86-64): bash, util-linux.
     print("bash -c true 2>/dev/null && export PATH=/usr/sbin:/usr/bin:/sbin:/bin")
-    print("[ -d %s/mods/lib/modules ] && mount --bind %s/mods/lib/modules /usr/lib/modules" % (k, k))
+    # The links /usr has into the host's / (awk, kmod's tools), where the
+    # guest has busybox or nothing; and the kernel's modules.
+    print("mkdir -p /tmp/bin /lib/modules")
+    print("[ -x /usr/bin/mawk ] && ln -sf /usr/bin/mawk /tmp/bin/awk")
+    print("if [ -x /usr/bin/kmod ]; then for t in modinfo insmod rmmod modprobe lsmod depmod; do "
+          "ln -sf /usr/bin/kmod /tmp/bin/$t; done; fi")
+    print("export PATH=/tmp/bin:$PATH")
+    # livepatch's functions.sh calls /bin/stat --format: the host's stat
+    print("/usr/bin/stat --version >/dev/null 2>&1 && ln -sf /usr/bin/stat /bin/stat")
+    print("[ -d %s/mods/lib/modules ] && mount --bind %s/mods/lib/modules /lib/modules" % (k, k))
     print("echo 'regress: %s on %s' > %s.log" % (suite, kernel, g))
     if left is not None:
         todo = [t for t in left if t not in done]
