@@ -1036,6 +1036,13 @@ static const int session_rets[NR_FUNCS + 1] = { 0, 2, 5, 15, 34, 65, 111, 0, 0, 
 
 #define SESSION_COOKIE_SEED 0x5eed
 
+/* Forget what the session programs saw; they go on counting this process. */
+static void session_clear(struct tracing_multi_session *skel)
+{
+	memset(skel->bss, 0, sizeof(*skel->bss));
+	skel->bss->test_pid = getpid();
+}
+
 /*
  * The fsession.multi program's record of bpf_fentry_test1..9 after @hits
  * runs of one link (@acookies[N]: the attach cookie of bpf_fentry_testN,
@@ -1289,7 +1296,7 @@ static void test_fsession_multi(void)
 	opts.ids = ids;
 	opts.cookies = cookies;
 	opts.cnt = NR_FUNCS;
-	memset(skel->bss, 0, sizeof(*skel->bss));
+	session_clear(skel);
 	link = bpf_program__attach_tracing_multi(skel->progs.fsm, NULL, &opts);
 	if (!ASSERT_OK_PTR(link, "attach by ids"))
 		goto out;
@@ -1308,7 +1315,7 @@ static void test_fsession_multi(void)
 	link2 = bpf_program__attach_tracing_multi(skel->progs.fsm, NULL, &opts);
 	if (!ASSERT_OK_PTR(link2, "attach second link"))
 		goto out;
-	memset(skel->bss, 0, sizeof(*skel->bss));
+	session_clear(skel);
 	test_run(skel->progs.fsm);
 	for (i = 1; i <= NR_FUNCS; i++) {
 		ASSERT_EQ(skel->bss->m_hits[i][0], 2, "two links: entry hits");
@@ -1320,7 +1327,7 @@ static void test_fsession_multi(void)
 	/* and back to one */
 	bpf_link__destroy(link2);
 	link2 = NULL;
-	memset(skel->bss, 0, sizeof(*skel->bss));
+	session_clear(skel);
 	test_run(skel->progs.fsm);
 	check_session_multi(skel, 1, acookies, "second link detached");
 out:
@@ -1485,7 +1492,7 @@ static void test_fsession_mixed(void)
 	skel->links.mix_exit = NULL;
 	skel->links.fs1 = NULL;
 	skel->links.fs2 = NULL;
-	memset(skel->bss, 0, sizeof(*skel->bss));
+	session_clear(skel);
 	test_run(skel->progs.fsm);
 	check_session_multi(skel, 1, acookies, "ordinary programs detached");
 	ASSERT_EQ(skel->bss->mix_entry_hits, 0, "fentry detached");
@@ -1498,7 +1505,7 @@ static void test_fsession_mixed(void)
 	mx = attach_ids(skel->progs.mix_multi_exit, ids, NR_FUNCS);
 	if (!ASSERT_OK_PTR(me, "attach fentry.multi") || !ASSERT_OK_PTR(mx, "attach fexit.multi"))
 		goto out;
-	memset(skel->bss, 0, sizeof(*skel->bss));
+	session_clear(skel);
 	test_run(skel->progs.fsm);
 	check_session_multi(skel, 1, acookies, "with fentry.multi/fexit.multi");
 	check_mix_multi(skel, "with fsession.multi");
@@ -1509,7 +1516,7 @@ static void test_fsession_mixed(void)
 	if (!ASSERT_OK_PTR(skel->links.mix_entry, "attach fentry again") ||
 	    !ASSERT_OK_PTR(skel->links.mix_exit, "attach fexit again"))
 		goto out;
-	memset(skel->bss, 0, sizeof(*skel->bss));
+	session_clear(skel);
 	test_run(skel->progs.fsm);
 	check_session_multi(skel, 1, acookies, "with all");
 	check_mix_multi(skel, "with all");
@@ -1518,7 +1525,7 @@ static void test_fsession_mixed(void)
 	/* 5: fsession.multi goes, the others run as before */
 	bpf_link__destroy(fsm);
 	fsm = NULL;
-	memset(skel->bss, 0, sizeof(*skel->bss));
+	session_clear(skel);
 	test_run(skel->progs.mix_multi_entry);
 	check_mix_multi(skel, "fsession.multi detached");
 	check_mix_ordinary(skel, "fsession.multi detached");
@@ -1645,7 +1652,7 @@ static void test_fsession_module(void)
 	noargs = NULL;
 	skel->links.mod_all = NULL;
 	skel->links.mod7 = NULL;
-	memset(skel->bss, 0, sizeof(*skel->bss));
+	session_clear(skel);
 	ASSERT_OK(trigger_module_test_read(1), "trigger_module_test_read");
 	for (i = 0; i < ARRAY_SIZE(all); i++) {
 		int n = all[i];
