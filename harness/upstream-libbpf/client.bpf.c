@@ -170,7 +170,7 @@ int mod_fexit(void *ctx)
 /*
  * many_args: functions of 0 to 11 argument slots, some passed on the stack
  * (x86-64: slots 6 and up), and 16-byte struct arguments (two slots). The
- * programs do not read ctx directly (bpf_testmod_fentry_test0 has none):
+ * programs do not read ctx directly (bpf_testmod_multi_noargs has none):
  * every slot through bpf_get_func_arg(), filed by bpf_get_func_ip().
  * Returns the slot the call was filed under, 0 if none.
  */
@@ -214,7 +214,7 @@ static __always_inline int record_many(struct many_set *s, void *ctx, bool fexit
 }
 
 /*
- * Auto-attached on x86-64 (all six of bpf_testmod_fentry_test0..3, 7, 11);
+ * Auto-attached on x86-64 (all five of bpf_testmod_fentry_test1..3, 7, 11);
  * on arm64 the pattern takes test11 (11 slots, the trampoline there has 8)
  * and the attach fails as a whole: the client gives ids instead.
  */

@@ -22,7 +22,7 @@
  * many_args: bpf_testmod functions of up to 11 argument slots (a 16-byte
  * struct takes two). Slots of struct many_set, by IP:
  */
-#define MANY_T0		1	/* bpf_testmod_fentry_test0 */
+#define MANY_T0		1	/* bpf_testmod_multi_noargs */
 #define MANY_T1		2	/* bpf_testmod_fentry_test1 */
 #define MANY_T2		3	/* bpf_testmod_fentry_test2 */
 #define MANY_T3		4	/* bpf_testmod_fentry_test3 */

@@ -23,6 +23,7 @@ static void test_skel_pattern(void)
 	bpf_program__set_autoattach(skel->progs.mod_fentry, false);
 	if (!ASSERT_OK(tracing_multi__load(skel), "load"))
 		goto out;
+	skel->bss->test_pid = getpid();
 	if (!ASSERT_OK(tracing_multi__attach(skel), "attach"))
 		goto out;
 	ASSERT_OK_PTR(skel->links.fentry_all, "fentry_all link");
@@ -120,6 +121,7 @@ static void test_link_ids_cookies(void)
 	skel = tracing_multi__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "open_and_load"))
 		return;
+	skel->bss->test_pid = getpid();
 	/* ids in reverse order, so the kernel must pair them by id */
 	for (i = 0; i < NR_FUNCS; i++) {
 		__u32 tmp = ids[i];
@@ -157,6 +159,7 @@ static void test_direct_access(void)
 	skel = tracing_multi__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "open_and_load"))
 		return;
+	skel->bss->test_pid = getpid();
 	link = bpf_program__attach_tracing_multi(skel->progs.fentry_direct,
 						 "bpf_fentry_test?", NULL);
 	if (!ASSERT_OK_PTR(link, "attach"))
@@ -183,6 +186,7 @@ static void test_fmod_ret(void)
 	skel = tracing_multi__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "open_and_load"))
 		return;
+	skel->bss->test_pid = getpid();
 	link = bpf_program__attach(skel->progs.fmod_ret_1000);
 	if (!ASSERT_OK_PTR(link, "attach"))
 		goto out;
@@ -204,33 +208,24 @@ out:
  */
 static __u32 ambiguous_func_id(void)
 {
-	char line[512], name[256], prev[256] = "";
-	struct btf *btf;
+	struct btf *btf = NULL;
+	size_t i, n = 0;
+	char **names;
 	__u32 id = 0;
-	FILE *f;
+	int fid;
 
-	/* /proc/kallsyms is not sorted by name: sort a copy */
-	static const char *const cmd =
-		"awk 'NF == 3 && ($2 == \"t\" || $2 == \"T\") { print $3 }' /proc/kallsyms | sort";
-
-	f = popen(cmd, "r");
-	if (!f)
-		return 0;
-	btf = btf__load_vmlinux_btf();
-	while (!id && btf && fgets(line, sizeof(line), f)) {
-		int fid;
-
-		if (sscanf(line, "%255s", name) != 1)
+	names = tracing_multi_kallsyms_text(&n);
+	if (names)
+		btf = btf__load_vmlinux_btf();
+	for (i = 1; !id && btf && i < n; i++) {
+		if (strcmp(names[i], names[i - 1]))
 			continue;
-		if (strcmp(name, prev) == 0) {
-			fid = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
-			if (fid > 0)
-				id = fid;
-		}
-		snprintf(prev, sizeof(prev), "%s", name);
+		fid = btf__find_by_name_kind(btf, names[i], BTF_KIND_FUNC);
+		if (fid > 0)
+			id = fid;
 	}
-	pclose(f);
 	btf__free(btf);
+	tracing_multi_free_names(names, n);
 	return id;
 }
 
@@ -263,6 +258,7 @@ static void test_errors(void)
 	skel = tracing_multi__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "open_and_load"))
 		return;
+	skel->bss->test_pid = getpid();
 	prog_fd = bpf_program__fd(skel->progs.fentry_cookie);
 
 	lopts.tracing_multi.ids = ids;
@@ -429,6 +425,7 @@ static void test_seed_orders(void)
 	st.skel = tracing_multi__open_and_load();
 	if (!ASSERT_OK_PTR(st.skel, "open_and_load"))
 		return;
+	st.skel->bss->test_pid = getpid();
 
 	for (i = 0; i < 6; i++) {
 		for (j = 0; j < 6; j++) {
@@ -498,6 +495,7 @@ static void test_gap_free(void)
 	skel = tracing_multi__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "open_and_load"))
 		return;
+	skel->bss->test_pid = getpid();
 	k = attach_ids(skel->progs.gap_k, ids, NR_FUNCS);
 	if (!ASSERT_OK_PTR(k, "attach k"))
 		goto out;
@@ -546,6 +544,7 @@ static void test_random_subsets(void)
 	skel = tracing_multi__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "open_and_load"))
 		return;
+	skel->bss->test_pid = getpid();
 	srand(42);
 	for (round = 0; round < 3; round++) {
 		for (i = 0; i < ARRAY_SIZE(links); i++) {
@@ -590,6 +589,7 @@ static void test_max_links(void)
 	skel = tracing_multi__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "open_and_load"))
 		return;
+	skel->bss->test_pid = getpid();
 	for (n = 0; n < ARRAY_SIZE(links); n++) {
 		links[n] = attach_ids(skel->progs.subset, ids, 2);	/* test1, test2 */
 		/* arm64 fits fewer programs in a trampoline's page */
@@ -632,6 +632,7 @@ static void test_sleepable(void)
 	skel = tracing_multi__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "open_and_load"))
 		return;
+	skel->bss->test_pid = getpid();
 	link = attach_ids(skel->progs.sleepable, ids, 2);	/* test2 is not sleepable */
 	ASSERT_EQ(libbpf_get_error(link), -EINVAL, "not sleepable");
 	link = attach_ids(skel->progs.sleepable, ids, 1);
@@ -788,6 +789,7 @@ static void test_many_args(void)
 	skel = tracing_multi_many__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "open_and_load"))
 		return;
+	skel->bss->test_pid = getpid();
 	opts.ids = ids;
 	opts.cnt = 2;
 	if (max_slots < 11) {
@@ -833,20 +835,25 @@ out:
 	tracing_multi_many__destroy(skel);
 }
 
-/* Functions of a module, by "module:glob" in SEC(). */
+/* Functions of a module, by "module:glob" in SEC(), and by name. */
 static void test_module(void)
 {
+	struct bpf_link *link, *noargs = NULL;
 	struct tracing_multi *skel;
-	struct bpf_link *link;
 
 	skel = tracing_multi__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "open_and_load"))
 		return;
+	skel->bss->test_pid = getpid();
 	link = bpf_program__attach(skel->progs.mod_fentry);
 	if (!ASSERT_OK_PTR(link, "attach"))
 		goto out;
+	noargs = bpf_program__attach_tracing_multi(skel->progs.mod_fentry,
+						   "bpf_testmod:bpf_testmod_multi_noargs", NULL);
+	if (!ASSERT_OK_PTR(noargs, "attach bpf_testmod_multi_noargs"))
+		goto out;
 	ASSERT_OK(trigger_module_test_read(1), "trigger_module_test_read");
-	ASSERT_EQ(skel->bss->mod_hits[0], 1, "bpf_testmod_fentry_test0");
+	ASSERT_EQ(skel->bss->mod_hits[0], 1, "bpf_testmod_multi_noargs");
 	ASSERT_EQ(skel->bss->mod_hits[1], 1, "bpf_testmod_fentry_test1");
 	ASSERT_EQ(skel->bss->mod_hits[2], 1, "bpf_testmod_fentry_test2");
 	ASSERT_EQ(skel->bss->mod_hits[3], 1, "bpf_testmod_fentry_test3");
@@ -858,14 +865,19 @@ static void test_module(void)
 	ASSERT_EQ(skel->bss->mod_hits[11], 0, "bpf_testmod_fentry_test11 (> 8 slots)");
 #endif
 	ASSERT_EQ(skel->bss->bad, 0, "bad");
+	bpf_link__destroy(noargs);
 	bpf_link__destroy(link);
+	noargs = NULL;
+	link = NULL;
 	check_module_attach_btf(skel);
 out:
+	bpf_link__destroy(noargs);
+	bpf_link__destroy(link);
 	tracing_multi__destroy(skel);
 }
 
 /* What bpf_fentry_test1..6 get (low byte of each argument) and return, and
- * bpf_testmod_fentry_test0 (no arguments, returns 42): indexed by arg count.
+ * bpf_testmod_multi_noargs (no arguments, returns 42): indexed by arg count.
  */
 static const __u8 fentry_args[7][6] = {
 	{}, { 1 }, { 2, 3 }, { 4, 5, 6 }, { 7, 8, 9, 10 }, { 11, 12, 13, 14, 15 },
@@ -908,7 +920,7 @@ static void test_args_kfuncs(void)
 	enum { MULTI_ENTRY, MULTI_EXIT, ENTRY, EXIT, MODRET_MULTI, MODRET };
 	struct bpf_link *links[8] = {};
 	struct tracing_multi_args *skel;
-	const char *mod0 = "bpf_testmod:bpf_testmod_fentry_test0";
+	const char *mod0 = "bpf_testmod:bpf_testmod_multi_noargs";
 	__u32 ids[NR_FUNCS];
 	int i, n = 0;
 
@@ -917,6 +929,7 @@ static void test_args_kfuncs(void)
 	skel = tracing_multi_args__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "open_and_load"))
 		return;
+	skel->bss->test_pid = getpid();
 	links[n++] = attach_ids(skel->progs.multi_entry, ids, 6);
 	links[n++] = attach_ids(skel->progs.multi_exit, ids, 6);
 	links[n++] = bpf_program__attach_tracing_multi(skel->progs.multi_entry, mod0, NULL);
@@ -982,6 +995,7 @@ static void test_args_direct(void)
 	skel = tracing_multi_args__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "open_and_load"))
 		return;
+	skel->bss->test_pid = getpid();
 	link = attach_ids(skel->progs.direct_abc, ids, 6);
 	ASSERT_EQ(libbpf_get_error(link), -EINVAL, "too short functions");
 	link = attach_ids(skel->progs.direct_abc, ids + 2, 4);
@@ -1021,6 +1035,13 @@ static const __u8 session_args[NR_FUNCS + 1][6] = {
 static const int session_rets[NR_FUNCS + 1] = { 0, 2, 5, 15, 34, 65, 111, 0, 0, 0 };
 
 #define SESSION_COOKIE_SEED 0x5eed
+
+/* Forget what the session programs saw; they go on counting this process. */
+static void session_clear(struct tracing_multi_session *skel)
+{
+	memset(skel->bss, 0, sizeof(*skel->bss));
+	skel->bss->test_pid = getpid();
+}
 
 /*
  * The fsession.multi program's record of bpf_fentry_test1..9 after @hits
@@ -1198,6 +1219,7 @@ static void test_fsession(void)
 	skel = tracing_multi_session__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "open_and_load"))
 		return;
+	skel->bss->test_pid = getpid();
 	skel->links.fs1 = bpf_program__attach(skel->progs.fs1);
 	skel->links.fs1b = bpf_program__attach(skel->progs.fs1b);
 	skel->links.fs2 = bpf_program__attach(skel->progs.fs2);
@@ -1249,6 +1271,7 @@ static void test_fsession_multi(void)
 	skel = tracing_multi_session__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "open_and_load"))
 		return;
+	skel->bss->test_pid = getpid();
 
 	link = bpf_program__attach(skel->progs.fsm_pattern);
 	if (!ASSERT_OK_PTR(link, "attach by SEC() pattern"))
@@ -1273,7 +1296,7 @@ static void test_fsession_multi(void)
 	opts.ids = ids;
 	opts.cookies = cookies;
 	opts.cnt = NR_FUNCS;
-	memset(skel->bss, 0, sizeof(*skel->bss));
+	session_clear(skel);
 	link = bpf_program__attach_tracing_multi(skel->progs.fsm, NULL, &opts);
 	if (!ASSERT_OK_PTR(link, "attach by ids"))
 		goto out;
@@ -1292,7 +1315,7 @@ static void test_fsession_multi(void)
 	link2 = bpf_program__attach_tracing_multi(skel->progs.fsm, NULL, &opts);
 	if (!ASSERT_OK_PTR(link2, "attach second link"))
 		goto out;
-	memset(skel->bss, 0, sizeof(*skel->bss));
+	session_clear(skel);
 	test_run(skel->progs.fsm);
 	for (i = 1; i <= NR_FUNCS; i++) {
 		ASSERT_EQ(skel->bss->m_hits[i][0], 2, "two links: entry hits");
@@ -1304,7 +1327,7 @@ static void test_fsession_multi(void)
 	/* and back to one */
 	bpf_link__destroy(link2);
 	link2 = NULL;
-	memset(skel->bss, 0, sizeof(*skel->bss));
+	session_clear(skel);
 	test_run(skel->progs.fsm);
 	check_session_multi(skel, 1, acookies, "second link detached");
 out:
@@ -1327,6 +1350,7 @@ static void test_fsession_ret_slot(void)
 	skel = tracing_multi_session__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "open_and_load"))
 		return;
+	skel->bss->test_pid = getpid();
 	link = attach_ids(skel->progs.fsm_ret_slot, ids, 1);
 	if (!ASSERT_OK_PTR(link, "attach"))
 		goto out;
@@ -1360,6 +1384,7 @@ static void test_fsession_max_links(void)
 	skel = tracing_multi_session__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "open_and_load"))
 		return;
+	skel->bss->test_pid = getpid();
 	for (n = 0; n < ARRAY_SIZE(links); n++) {
 		links[n] = attach_ids(skel->progs.fsm_ret_slot, ids, 1);
 		if (libbpf_get_error(links[n])) {
@@ -1428,6 +1453,7 @@ static void test_fsession_mixed(void)
 	skel = tracing_multi_session__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "open_and_load"))
 		return;
+	skel->bss->test_pid = getpid();
 	for (i = 0; i < NR_FUNCS; i++) {
 		cookies[i] = 100 + i + 1;
 		acookies[i + 1] = cookies[i];
@@ -1466,7 +1492,7 @@ static void test_fsession_mixed(void)
 	skel->links.mix_exit = NULL;
 	skel->links.fs1 = NULL;
 	skel->links.fs2 = NULL;
-	memset(skel->bss, 0, sizeof(*skel->bss));
+	session_clear(skel);
 	test_run(skel->progs.fsm);
 	check_session_multi(skel, 1, acookies, "ordinary programs detached");
 	ASSERT_EQ(skel->bss->mix_entry_hits, 0, "fentry detached");
@@ -1479,7 +1505,7 @@ static void test_fsession_mixed(void)
 	mx = attach_ids(skel->progs.mix_multi_exit, ids, NR_FUNCS);
 	if (!ASSERT_OK_PTR(me, "attach fentry.multi") || !ASSERT_OK_PTR(mx, "attach fexit.multi"))
 		goto out;
-	memset(skel->bss, 0, sizeof(*skel->bss));
+	session_clear(skel);
 	test_run(skel->progs.fsm);
 	check_session_multi(skel, 1, acookies, "with fentry.multi/fexit.multi");
 	check_mix_multi(skel, "with fsession.multi");
@@ -1490,7 +1516,7 @@ static void test_fsession_mixed(void)
 	if (!ASSERT_OK_PTR(skel->links.mix_entry, "attach fentry again") ||
 	    !ASSERT_OK_PTR(skel->links.mix_exit, "attach fexit again"))
 		goto out;
-	memset(skel->bss, 0, sizeof(*skel->bss));
+	session_clear(skel);
 	test_run(skel->progs.fsm);
 	check_session_multi(skel, 1, acookies, "with all");
 	check_mix_multi(skel, "with all");
@@ -1499,7 +1525,7 @@ static void test_fsession_mixed(void)
 	/* 5: fsession.multi goes, the others run as before */
 	bpf_link__destroy(fsm);
 	fsm = NULL;
-	memset(skel->bss, 0, sizeof(*skel->bss));
+	session_clear(skel);
 	test_run(skel->progs.mix_multi_entry);
 	check_mix_multi(skel, "fsession.multi detached");
 	check_mix_ordinary(skel, "fsession.multi detached");
@@ -1515,8 +1541,8 @@ out:
 	tracing_multi_session__destroy(skel);
 }
 
-/* What bpf_testmod_fentry_test0..3, 7, 11 (by argument count) sum up to
- * (low bytes of the arguments) and return.
+/* What bpf_testmod_multi_noargs and bpf_testmod_fentry_test1..3, 7, 11 (by
+ * argument count) sum up to (low bytes of the arguments) and return.
  */
 static const int mod_sums[12] = { [1] = 1, [2] = 5, [3] = 15, [7] = 133, [11] = 231 };
 static const int mod_rets[12] = { [0] = 42, [1] = 2, [2] = 5, [3] = 15, [7] = 133, [11] = 231 };
@@ -1550,9 +1576,10 @@ static void check_session_mod(struct tracing_multi_session *skel, int p, int n, 
 
 /*
  * bpf_testmod's functions, with stack arguments on x86-64: fsession.multi
- * by "module:glob" on all of them (libbpf's pattern takes what the arch's
- * trampolines take) and by module ids on 7 and 11 arguments (arm64: 11 is
- * -EOPNOTSUPP, the link as a whole), an ordinary fsession on test7.
+ * by "module:glob" on bpf_testmod_fentry_test* (libbpf's pattern takes what
+ * the arch's trampolines take) and by name on bpf_testmod_multi_noargs, by
+ * module ids on 7 and 11 arguments (arm64: 11 is -EOPNOTSUPP, the link as
+ * a whole), an ordinary fsession on test7.
  */
 static void test_fsession_module(void)
 {
@@ -1567,7 +1594,7 @@ static void test_fsession_module(void)
 #endif
 	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
 	struct tracing_multi_session *skel;
-	struct bpf_link *many = NULL;
+	struct bpf_link *many = NULL, *noargs = NULL;
 	__u32 ids[2];
 	int i;
 
@@ -1576,6 +1603,7 @@ static void test_fsession_module(void)
 	skel = tracing_multi_session__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "open_and_load"))
 		return;
+	skel->bss->test_pid = getpid();
 	opts.ids = ids;
 	opts.cnt = 2;
 	if (max_slots < 11) {
@@ -1587,8 +1615,11 @@ static void test_fsession_module(void)
 	many = bpf_program__attach_tracing_multi(skel->progs.mod_many, NULL, &opts);
 	skel->links.mod_all = bpf_program__attach(skel->progs.mod_all);
 	skel->links.mod7 = bpf_program__attach(skel->progs.mod7);
+	noargs = bpf_program__attach_tracing_multi(skel->progs.mod_all,
+						   "bpf_testmod:bpf_testmod_multi_noargs", NULL);
 	if (!ASSERT_OK_PTR(many, "attach by ids") ||
 	    !ASSERT_OK_PTR(skel->links.mod_all, "attach by pattern") ||
+	    !ASSERT_OK_PTR(noargs, "attach by name") ||
 	    !ASSERT_OK_PTR(skel->links.mod7, "attach fsession"))
 		goto out;
 	ASSERT_OK(trigger_module_test_read(1), "trigger_module_test_read");
@@ -1614,12 +1645,14 @@ static void test_fsession_module(void)
 	}
 	ASSERT_EQ(skel->bss->bad, 0, "bad");
 
-	/* the pattern link and the ordinary program go: the ids link stays */
+	/* the pattern links and the ordinary program go: the ids link stays */
 	bpf_link__destroy(skel->links.mod_all);
 	bpf_link__destroy(skel->links.mod7);
+	bpf_link__destroy(noargs);
+	noargs = NULL;
 	skel->links.mod_all = NULL;
 	skel->links.mod7 = NULL;
-	memset(skel->bss, 0, sizeof(*skel->bss));
+	session_clear(skel);
 	ASSERT_OK(trigger_module_test_read(1), "trigger_module_test_read");
 	for (i = 0; i < ARRAY_SIZE(all); i++) {
 		int n = all[i];
@@ -1630,6 +1663,7 @@ static void test_fsession_module(void)
 	ASSERT_EQ(skel->bss->mod7_hits[0], 0, "fsession test7 detached");
 	ASSERT_EQ(skel->bss->bad, 0, "bad");
 out:
+	bpf_link__destroy(noargs);
 	bpf_link__destroy(many);
 	tracing_multi_session__destroy(skel);
 }
@@ -1692,6 +1726,7 @@ static void test_inflight_detach(void)
 	skel = tracing_multi__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "open_and_load"))
 		return;
+	skel->bss->test_pid = getpid();
 	if (!ASSERT_OK(pipe(in.fds), "pipe"))
 		goto out;
 	link = bpf_program__attach(skel->progs.inflight_exit);
@@ -1738,7 +1773,13 @@ out:
 	tracing_multi__destroy(skel);
 }
 
-void test_tracing_multi(void)
+/**
+ * tracing_multi_run_subtests - the subtests of tracing_multi
+ *
+ * tracing_multi_ibt_mode runs them again with trampolines calling the
+ * traced function by return.
+ */
+void tracing_multi_run_subtests(void)
 {
 	if (test__start_subtest("skel_pattern"))
 		test_skel_pattern();
@@ -1787,4 +1828,9 @@ void test_tracing_multi(void)
 	if (test__start_subtest("inflight_detach"))
 		test_inflight_detach();
 	RUN_TESTS(verifier_tracing_args);
+}
+
+void test_tracing_multi(void)
+{
+	tracing_multi_run_subtests();
 }

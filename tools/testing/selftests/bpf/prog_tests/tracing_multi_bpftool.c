@@ -311,6 +311,7 @@ void test_tracing_multi_bpftool(void)
 	skel = tracing_multi_bpftool__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "open_and_load"))
 		return;
+	skel->bss->test_pid = getpid();
 	/* a JIT without shared trampolines has no tracing_multi links */
 	if (fentry_test_ids(ids))
 		goto out;

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* What the tracing_multi tests share: the bpf_fentry_test1..9 functions,
- * and (defined in tracing_multi_bench.c) the list of every function
- * fentry.multi can take.
+ * debugfs counters and switches, and (tracing_multi_helpers.c) the list of
+ * every function fentry.multi can take.
  */
 #ifndef __TRACING_MULTI_COMMON_H
 #define __TRACING_MULTI_COMMON_H
 
 #include <test_progs.h>
 #include <bpf/btf.h>
+#include "tracing_multi_helpers.h"
 
 #define NR_FUNCS 9
 
@@ -60,13 +61,8 @@ static inline void test_run(struct bpf_program *prog)
 	ASSERT_OK(bpf_prog_test_run_opts(bpf_program__fd(prog), &topts), "test_run");
 }
 
-struct bpf_program;
-
-int tracing_multi_all_funcs(char ***pnames, __u32 **pids, size_t *pcnt);
-size_t tracing_multi_drop_refused(struct bpf_program *prog, __u32 *ids, char **names,
-				  size_t lo, size_t hi, bool *refused);
-void tracing_multi_mark(const char *fmt, ...);
-void tracing_multi_settle(void);
+/* tracing_multi.c: its subtests, which tracing_multi_ibt_mode runs again */
+void tracing_multi_run_subtests(void);
 /* tracing_multi_hardening.c: its live patch subtest */
 void tracing_multi_test_livepatch(void);
 /* if set, called where the live-patched function has an own image with fexit programs */

@@ -35,6 +35,7 @@ static void test_tail_call_caller_first(void)
 	skel = tracing_multi_hardening__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "open_and_load"))
 		return;
+	skel->bss->test_pid = getpid();
 	/* tc_caller (reads nothing) made the array its own at load */
 	ASSERT_ERR(prog_array_set(skel, skel->progs.tc_reader5), "reader5 refused");
 	ASSERT_ERR(prog_array_set(skel, skel->progs.tc_reader0), "reader0 refused");
@@ -99,6 +100,7 @@ static void test_tail_call_same_reads(void)
 	bpf_program__set_autoload(skel->progs.tc_caller, false);
 	if (!ASSERT_OK(tracing_multi_hardening__load(skel), "load"))
 		goto out;
+	skel->bss->test_pid = getpid();
 	ASSERT_ERR(prog_array_set(skel, skel->progs.tc_reader5), "reader5 refused");
 	if (!ASSERT_OK(prog_array_set(skel, skel->progs.tc_reader0), "reader0 taken"))
 		goto out;
@@ -276,6 +278,7 @@ static void test_unprivileged_close(void)
 	skel = tracing_multi_hardening__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "open_and_load"))
 		return;
+	skel->bss->test_pid = getpid();
 	ord = bpf_program__attach(skel->progs.uc_ordinary);
 	if (!ASSERT_OK_PTR(ord, "attach ordinary"))
 		goto out;
@@ -388,32 +391,6 @@ static int lp_disable(void)
 	return unload_module(LP_NAME, env.verbosity > VERBOSE_NONE);
 }
 
-/* fd and BTF of bpf_testmod's BTF object. */
-static int testmod_btf(struct btf *vmlinux, struct btf **pbtf)
-{
-	struct bpf_btf_info info;
-	char name[64];
-	__u32 id = 0, len;
-	int fd;
-
-	while (!bpf_btf_get_next_id(id, &id)) {
-		fd = bpf_btf_get_fd_by_id(id);
-		if (fd < 0)
-			continue;
-		memset(&info, 0, sizeof(info));
-		info.name = ptr_to_u64(name);
-		info.name_len = sizeof(name);
-		len = sizeof(info);
-		if (!bpf_btf_get_info_by_fd(fd, &info, &len) && !strcmp(name, "bpf_testmod")) {
-			*pbtf = btf__load_from_kernel_by_id_split(id, vmlinux);
-			if (*pbtf)
-				return fd;
-		}
-		close(fd);
-	}
-	return -ENOENT;
-}
-
 struct lp_state {
 	struct tracing_multi_livepatch *skel;
 	int btf_fd;
@@ -431,7 +408,7 @@ static int lp_setup(struct lp_state *st, struct btf **vmlinux, struct btf **btf)
 	*vmlinux = btf__load_vmlinux_btf();
 	if (!ASSERT_OK_PTR(*vmlinux, "vmlinux btf"))
 		return -1;
-	st->btf_fd = testmod_btf(*vmlinux, btf);
+	st->btf_fd = tracing_multi_testmod_btf(*vmlinux, btf);
 	if (!ASSERT_GE(st->btf_fd, 0, "bpf_testmod btf"))
 		return -1;
 	id = btf__find_by_name_kind(*btf, "bpf_testmod_lp_target", BTF_KIND_FUNC);

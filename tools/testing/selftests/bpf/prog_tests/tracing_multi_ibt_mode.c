@@ -14,8 +14,6 @@
 #include "tracing_multi_text.skel.h"
 #include "tracing_multi_common.h"
 
-void test_tracing_multi(void);
-
 #if defined(__x86_64__)
 /*
  * The x86 JIT's emit_call_by_return(): a call (e8 rel32) to a push of the
@@ -118,6 +116,7 @@ static void check_mode(bool by_return)
 	skel = tracing_multi__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "open_and_load"))
 		return;
+	skel->bss->test_pid = getpid();
 	text = tracing_multi_text__open_and_load();
 	if (!ASSERT_OK_PTR(text, "open_and_load text"))
 		goto out;
@@ -203,7 +202,7 @@ void serial_test_tracing_multi_ibt_mode(void)
 		return;
 	if (test__start_subtest("images_by_return"))
 		check_mode(true);
-	test_tracing_multi();
+	tracing_multi_run_subtests();
 	if (test__start_subtest("livepatch_by_return")) {
 		tracing_multi_lp_own_check = own_images_by_return;
 		tracing_multi_test_livepatch();

@@ -159,6 +159,7 @@ static void test_module_multi(void)
 	skel = tracing_multi_typed_args__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "open_and_load"))
 		return;
+	skel->bss->test_pid = getpid();
 	if (attach_multi(skel))
 		goto out;
 	reset(skel);
@@ -180,6 +181,7 @@ static void test_module_ordinary(void)
 	skel = tracing_multi_typed_args__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "open_and_load"))
 		return;
+	skel->bss->test_pid = getpid();
 	skel->links.typed_entry_arg3 = bpf_program__attach(skel->progs.typed_entry_arg3);
 	if (!ASSERT_OK_PTR(skel->links.typed_entry_arg3, "attach typed_entry_arg3"))
 		goto out;
@@ -241,6 +243,7 @@ static void test_two_links(void)
 	skel = tracing_multi_typed_args__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "open_and_load"))
 		return;
+	skel->bss->test_pid = getpid();
 	l1 = bpf_program__attach_tracing_multi(skel->progs.typed_entry,
 					       "bpf_testmod:bpf_testmod_typed_arg1", NULL);
 	if (!ASSERT_OK_PTR(l1, "attach arg1"))
@@ -287,6 +290,7 @@ static void test_vmlinux(void)
 	skel = tracing_multi_typed_args__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "open_and_load"))
 		return;
+	skel->bss->test_pid = getpid();
 	skel->links.vm_entry = bpf_program__attach(skel->progs.vm_entry);
 	if (!ASSERT_OK_PTR(skel->links.vm_entry, "attach vm_entry"))
 		goto out;
@@ -341,6 +345,7 @@ static void test_vmlinux_prog_module_func(void)
 	skel = tracing_multi_typed_args__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "open_and_load"))
 		return;
+	skel->bss->test_pid = getpid();
 	link = bpf_program__attach_tracing_multi(skel->progs.vm_task,
 						 "bpf_testmod:bpf_testmod_typed_task", NULL);
 	if (!ASSERT_OK_PTR(link, "attach"))
@@ -372,6 +377,7 @@ static void test_tail_calls(void)
 	bpf_program__set_autoload(skel->progs.tail_callee, true);
 	if (!ASSERT_OK(tracing_multi_typed_args__load(skel), "load"))
 		goto out;
+	skel->bss->test_pid = getpid();
 	callee_fd = bpf_program__fd(skel->progs.tail_callee);
 	err = bpf_map_update_elem(bpf_map__fd(skel->maps.jmp_plain), &key, &callee_fd, BPF_ANY);
 	ASSERT_EQ(err, -EINVAL, "callee refused where callers keep no types");

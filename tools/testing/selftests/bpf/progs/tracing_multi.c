@@ -5,6 +5,7 @@
  * arguments, return value and cookie.
  */
 #include "vmlinux.h"
+#include <errno.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "tracing_multi_funcs.h"
@@ -50,7 +51,7 @@ static int check_args(void *ctx)
 		}
 	}
 	/* one past the last argument is not an argument */
-	if (bpf_get_func_arg(ctx, n, &a) != -22) {
+	if (bpf_get_func_arg(ctx, n, &a) != -EINVAL) {
 		bad++;
 		return 0;
 	}
@@ -63,7 +64,10 @@ int fentry_all(void *ctx)
 	int i = check_args(ctx);
 	__u64 ret;
 
-	if (bpf_get_func_ret(ctx, &ret) != -95)	/* -EOPNOTSUPP in fentry */
+	if (!mine())
+		return 0;
+
+	if (bpf_get_func_ret(ctx, &ret) != -EOPNOTSUPP)	/* in fentry */
 		bad++;
 	if (i)
 		fentry_hits[i]++;
@@ -75,6 +79,9 @@ int fexit_all(void *ctx)
 {
 	int i = check_args(ctx);
 	__u64 ret = 0;
+
+	if (!mine())
+		return 0;
 
 	if (!i)
 		return 0;
@@ -104,6 +111,9 @@ int fentry_cookie(void *ctx)
 {
 	int i = func_index(bpf_get_func_ip(ctx));
 
+	if (!mine())
+		return 0;
+
 	if (!i)
 		return 0;
 	cookies[i] = bpf_get_attach_cookie(ctx);
@@ -119,6 +129,9 @@ int BPF_PROG(fentry_direct, __u64 a0)
 {
 	int i = func_index(bpf_get_func_ip(ctx));
 
+	if (!mine())
+		return 0;
+
 	if (i)
 		direct_arg0[i] = a0;
 	return 0;
@@ -127,6 +140,8 @@ int BPF_PROG(fentry_direct, __u64 a0)
 SEC("fmod_ret.multi/bpf_modify_return_test")
 int fmod_ret_1000(void *ctx)
 {
+	if (!mine())
+		return 0;
 	fmod_ret_hits++;
 	return 1000;
 }
@@ -139,6 +154,8 @@ __u64 seed_a_hits, seed_e_hits, seed_x_hits[10];
 SEC("fentry/bpf_fentry_test1")
 int BPF_PROG(seed_a, int a)
 {
+	if (!mine())
+		return 0;
 	seed_a_hits++;
 	return 0;
 }
@@ -146,6 +163,8 @@ int BPF_PROG(seed_a, int a)
 SEC("fexit/bpf_fentry_test3")
 int BPF_PROG(seed_e, char a, int b, __u64 c, int ret)
 {
+	if (!mine())
+		return 0;
 	if (ret == 15)
 		seed_e_hits++;
 	return 0;
@@ -155,6 +174,9 @@ SEC("fentry.multi")
 int seed_x(void *ctx)
 {
 	int i = check_args(ctx);
+
+	if (!mine())
+		return 0;
 
 	if (i)
 		seed_x_hits[i]++;
@@ -169,6 +191,9 @@ int gap_k(void *ctx)
 {
 	int i = func_index(bpf_get_func_ip(ctx));
 
+	if (!mine())
+		return 0;
+
 	if (i)
 		__sync_fetch_and_add(&gap_hits[i], 1);
 	return 0;
@@ -182,6 +207,9 @@ int subset(void *ctx)
 {
 	int i = func_index(bpf_get_func_ip(ctx));
 
+	if (!mine())
+		return 0;
+
 	if (i)
 		__sync_fetch_and_add(&subset_hits[i], 1);
 	return 0;
@@ -193,13 +221,16 @@ __u64 sleepable_hits;
 SEC("fentry.multi.s")
 int sleepable(void *ctx)
 {
+	if (!mine())
+		return 0;
 	if (func_index(bpf_get_func_ip(ctx)) == 1)
 		sleepable_hits++;
 	return 0;
 }
 
-/* Module functions: bpf_testmod_fentry_test0..3, 7 and 11 (where the
- * arch's trampolines take 7 and 11 argument slots), told apart by arg count.
+/* Module functions: bpf_testmod_fentry_test1..3, 7 and 11 (where the
+ * arch's trampolines take 7 and 11 argument slots) by pattern, and
+ * bpf_testmod_multi_noargs by a second link, told apart by arg count.
  */
 __u64 mod_hits[12];
 
@@ -207,6 +238,9 @@ SEC("fentry.multi/bpf_testmod:bpf_testmod_fentry_test*")
 int mod_fentry(void *ctx)
 {
 	__u64 n = bpf_get_func_arg_cnt(ctx), a = 0, first;
+
+	if (!mine())
+		return 0;
 
 	if (n == 0) {
 		mod_hits[0]++;

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /* bpf_arg() and bpf_ret_value() in ordinary and multi fentry, fexit and
  * fmod_ret programs, on functions of 0 to 6 arguments: the kernel's
- * bpf_fentry_test1..6 (1..6 arguments) and bpf_testmod_fentry_test0 (none).
+ * bpf_fentry_test1..6 (1..6 arguments) and bpf_testmod_multi_noargs (none).
  * Every program files what it reads under the traced function's argument
  * count, which tells those functions apart.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include "tracing_multi_funcs.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -41,6 +42,8 @@ static __always_inline void record(void *ctx, int kind, bool has_ret)
 SEC("fentry.multi")
 int multi_entry(void *ctx)
 {
+	if (!mine())
+		return 0;
 	record(ctx, MULTI_ENTRY, false);
 	return 0;
 }
@@ -48,6 +51,8 @@ int multi_entry(void *ctx)
 SEC("fexit.multi")
 int multi_exit(void *ctx)
 {
+	if (!mine())
+		return 0;
 	record(ctx, MULTI_EXIT, true);
 	return 0;
 }
@@ -55,6 +60,8 @@ int multi_exit(void *ctx)
 SEC("fentry/bpf_fentry_test3")
 int entry3(void *ctx)
 {
+	if (!mine())
+		return 0;
 	record(ctx, ENTRY, false);
 	return 0;
 }
@@ -62,13 +69,17 @@ int entry3(void *ctx)
 SEC("fexit/bpf_fentry_test6")
 int exit6(void *ctx)
 {
+	if (!mine())
+		return 0;
 	record(ctx, EXIT, true);
 	return 0;
 }
 
-SEC("fexit/bpf_testmod_fentry_test0")
+SEC("fexit/bpf_testmod_multi_noargs")
 int exit0(void *ctx)
 {
+	if (!mine())
+		return 0;
 	record(ctx, EXIT, true);
 	return 0;
 }
@@ -77,6 +88,8 @@ int exit0(void *ctx)
 SEC("fmod_ret.multi/bpf_modify_return_test")
 int modret_multi(void *ctx)
 {
+	if (!mine())
+		return 0;
 	record(ctx, MODRET_MULTI, true);
 	return 0;
 }
@@ -84,6 +97,8 @@ int modret_multi(void *ctx)
 SEC("fmod_ret/bpf_modify_return_test")
 int modret(void *ctx)
 {
+	if (!mine())
+		return 0;
 	record(ctx, MODRET, true);
 	return 0;
 }
@@ -95,6 +110,9 @@ SEC("fentry.multi")
 int BPF_PROG(direct_abc, __u64 a, __u64 b, __u64 c)
 {
 	__u64 n = bpf_get_func_arg_cnt(ctx);
+
+	if (!mine())
+		return 0;
 
 	if (n < 3 || n > 6) {
 		bad++;

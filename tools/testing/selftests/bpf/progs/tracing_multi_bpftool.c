@@ -17,6 +17,8 @@ int tmb_cookie(void *ctx)
 {
 	__u32 i = func_index(bpf_get_func_ip(ctx));
 
+	if (!mine())
+		return 0;
 	if (i) {
 		cookie_hits[i]++;
 		cookies[i] = bpf_get_attach_cookie(ctx);
@@ -32,6 +34,8 @@ int tmb_attach(void *ctx)
 {
 	__u32 i = func_index(bpf_get_func_ip(ctx));
 
+	if (!mine())
+		return 0;
 	if (i)
 		attach_hits[i]++;
 	return 0;

@@ -5,6 +5,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include "tracing_multi_funcs.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -21,6 +22,8 @@ __u64 caller_runs, reader_runs, reader_slot0, reader_slot5;
 SEC("fentry.multi")
 int tc_caller(void *ctx)
 {
+	if (!mine())
+		return 0;
 	caller_runs++;
 	bpf_tail_call(ctx, &jmp_table, 0);
 	return 0;
@@ -30,6 +33,8 @@ int tc_caller(void *ctx)
 SEC("fentry.multi")
 int tc_caller_reads0(__u64 *ctx)
 {
+	if (!mine())
+		return 0;
 	caller_runs++;
 	reader_slot0 = ctx[0];
 	bpf_tail_call(ctx, &jmp_table, 0);
@@ -125,6 +130,8 @@ __u64 uc_ordinary_runs, uc_multi_runs;
 SEC("fentry/bpf_fentry_test1")
 int BPF_PROG(uc_ordinary, int a)
 {
+	if (!mine())
+		return 0;
 	uc_ordinary_runs++;
 	return 0;
 }
@@ -132,6 +139,8 @@ int BPF_PROG(uc_ordinary, int a)
 SEC("fentry.multi")
 int uc_multi(void *ctx)
 {
+	if (!mine())
+		return 0;
 	uc_multi_runs++;
 	return 0;
 }

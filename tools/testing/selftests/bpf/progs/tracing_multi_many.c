@@ -8,6 +8,7 @@
 #include <vmlinux.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include "tracing_multi_funcs.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -49,6 +50,8 @@ static void record(void *ctx, int kind, __u64 g)
 SEC("fentry.multi/bpf_testmod:bpf_testmod_fentry_test*")
 int BPF_PROG(many_entry, __u64 a, __u64 b, __u64 c, __u64 d, __u64 e, __u64 f, __u64 g)
 {
+	if (!mine())
+		return 0;
 	record(ctx, 0, g);
 	return 0;
 }
@@ -56,6 +59,8 @@ int BPF_PROG(many_entry, __u64 a, __u64 b, __u64 c, __u64 d, __u64 e, __u64 f, _
 SEC("fexit.multi/bpf_testmod:bpf_testmod_fentry_test*")
 int BPF_PROG(many_exit, __u64 a, __u64 b, __u64 c, __u64 d, __u64 e, __u64 f, __u64 g)
 {
+	if (!mine())
+		return 0;
 	record(ctx, 1, g);
 	return 0;
 }
@@ -68,6 +73,8 @@ int BPF_PROG(struct_exit, __u64 s0, __u64 s1, __u64 s2, __u64 s3)
 {
 	__u64 ret = 0, k = (s0 & 0xff) - 1;	/* unsigned: one bound check */
 
+	if (!mine())
+		return 0;
 	if (bpf_get_func_arg_cnt(ctx) != 4 || k > 1) {
 		bad++;
 		return 0;

@@ -44,6 +44,9 @@ int BPF_PROG(fs1, int a, int ret)
 	__u64 *cookie = bpf_session_cookie(ctx);
 	int k = 0;
 
+	if (!mine())
+		return 0;
+
 	if (bpf_session_is_return(ctx))
 		k = 1;
 	fs1_hits[k]++;
@@ -61,6 +64,9 @@ SEC("fsession/bpf_fentry_test1")
 int BPF_PROG(fs1b, int a)
 {
 	__u64 *cookie = bpf_session_cookie(ctx);
+
+	if (!mine())
+		return 0;
 
 	if (bpf_session_is_return(ctx)) {
 		fs1b_hits[1]++;
@@ -97,6 +103,8 @@ static __always_inline void fs2_record(void *ctx, int k)
 SEC("fsession/bpf_fentry_test2")
 int fs2(void *ctx)
 {
+	if (!mine())
+		return 0;
 	if (bpf_session_is_return(ctx))
 		fs2_record(ctx, 1);
 	else
@@ -168,6 +176,8 @@ static __always_inline void m_record(void *ctx, __u64 arg0, int k)
 SEC("fsession.multi/bpf_fentry_test?")
 int BPF_PROG(fsm_pattern, __u64 a0)
 {
+	if (!mine())
+		return 0;
 	if (bpf_session_is_return(ctx))
 		m_record(ctx, a0, 1);
 	else
@@ -179,6 +189,8 @@ int BPF_PROG(fsm_pattern, __u64 a0)
 SEC("fsession.multi")
 int BPF_PROG(fsm, __u64 a0)
 {
+	if (!mine())
+		return 0;
 	if (bpf_session_is_return(ctx))
 		m_record(ctx, a0, 1);
 	else
@@ -195,6 +207,9 @@ SEC("fsession.multi")
 int BPF_PROG(fsm_ret_slot, __u64 a, __u64 r)
 {
 	int k = 0;
+
+	if (!mine())
+		return 0;
 
 	if (bpf_session_is_return(ctx))
 		k = 1;
@@ -214,6 +229,8 @@ __u64 mix_multi_exit_hits[NR_IDX], mix_multi_exit_ret[NR_IDX];
 SEC("fentry/bpf_fentry_test1")
 int BPF_PROG(mix_entry, int a)
 {
+	if (!mine())
+		return 0;
 	mix_entry_hits++;
 	mix_entry_a = a;
 	return 0;
@@ -222,6 +239,8 @@ int BPF_PROG(mix_entry, int a)
 SEC("fexit/bpf_fentry_test1")
 int BPF_PROG(mix_exit, int a, int ret)
 {
+	if (!mine())
+		return 0;
 	mix_exit_hits++;
 	mix_exit_a = a;
 	mix_exit_ret = ret;
@@ -232,6 +251,9 @@ SEC("fentry.multi")
 int mix_multi_entry(void *ctx)
 {
 	int i = func_index(bpf_get_func_ip(ctx));
+
+	if (!mine())
+		return 0;
 
 	if (!i) {
 		bad++;
@@ -248,6 +270,9 @@ int mix_multi_exit(void *ctx)
 	int i = func_index(bpf_get_func_ip(ctx));
 	__u64 ret = 0xbad;
 
+	if (!mine())
+		return 0;
+
 	if (!i) {
 		bad++;
 		return 0;
@@ -260,8 +285,9 @@ int mix_multi_exit(void *ctx)
 }
 
 /*
- * bpf_testmod_fentry_test0..3, 7 and 11, told apart by argument count; the
- * module's BTF is the programs' attach BTF. mod_all attaches by pattern,
+ * bpf_testmod_multi_noargs and bpf_testmod_fentry_test1..3, 7 and 11, told
+ * apart by argument count; the module's BTF is the programs' attach BTF.
+ * mod_all attaches by pattern (and by name to bpf_testmod_multi_noargs),
  * mod_many (reads slot 6 directly) by the ids of test7 and test11.
  * Arguments and return values fit in their low byte.
  */
@@ -299,6 +325,8 @@ static __always_inline void mod_record(void *ctx, int p, int k)
 SEC("fsession.multi/bpf_testmod:bpf_testmod_fentry_test*")
 int mod_all(void *ctx)
 {
+	if (!mine())
+		return 0;
 	if (bpf_session_is_return(ctx))
 		mod_record(ctx, 0, 1);
 	else
@@ -306,12 +334,15 @@ int mod_all(void *ctx)
 	return 0;
 }
 
-/* Not auto-attached: test0..3 have fewer than 7 slots. */
+/* Not auto-attached: test1..3 have fewer than 7 slots. */
 SEC("fsession.multi/bpf_testmod:bpf_testmod_fentry_test*")
 int BPF_PROG(mod_many, __u64 a, __u64 b, __u64 c, __u64 d, __u64 e, __u64 f, __u64 g)
 {
 	__u64 n = bpf_get_func_arg_cnt(ctx);
 	int k = 0;
+
+	if (!mine())
+		return 0;
 
 	if (bpf_session_is_return(ctx))
 		k = 1;
@@ -337,6 +368,9 @@ int BPF_PROG(mod7, __u64 a, void *b, short c, int d, void *e, char f, int g, int
 {
 	__u64 *cookie = bpf_session_cookie(ctx);
 	int k = 0;
+
+	if (!mine())
+		return 0;
 
 	if (bpf_session_is_return(ctx))
 		k = 1;

@@ -89,6 +89,8 @@ static __always_inline void record(void *ctx, int kind, int f, bool has_ret)
 	struct typed_rec *r;
 	int i, n;
 
+	if (!mine())
+		return;
 	if (f < 0 || f >= NR_TYPED) {
 		bad++;
 		return;
@@ -204,6 +206,8 @@ static __always_inline void vm_record(void *ctx, int kind, int f)
 	struct bpf_fentry_test_t *p;
 	struct vm_rec *r;
 
+	if (!mine())
+		return;
 	if (f <= 0 || f > 9) {
 		bad++;
 		return;
