@@ -296,7 +296,7 @@ static void test_feature(void)
 	free(out);
 }
 
-void test_tracing_multi_bpftool(void)
+void serial_test_tracing_multi_bpftool(void)
 {
 	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
 	struct tracing_multi_bpftool *skel;

@@ -691,7 +691,7 @@ static void test_kmemleak(void)
 	free(report);
 }
 
-void test_tracing_multi_fault(void)
+void serial_test_tracing_multi_fault(void)
 {
 	if (test__start_subtest("attach"))
 		test_attach();

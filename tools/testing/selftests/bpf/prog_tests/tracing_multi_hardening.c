@@ -867,7 +867,7 @@ static void *(*const race_fns[])(void *) = {
  * sees the function's cookie; enabling the patch works or fails with
  * -EAGAIN/-EBUSY; nothing else fails. TRACING_MULTI_RACE_SECS (20).
  */
-void test_tracing_multi_lp_race(void)
+void serial_test_tracing_multi_lp_race(void)
 {
 	struct lp_state st = { .entry_fd = -1, .exit_fd = -1, .btf_fd = -1 };
 	struct btf *vmlinux = NULL, *btf = NULL;
@@ -1143,7 +1143,7 @@ out:
 	lp_teardown(&st, vmlinux, btf, !access(LP_SYSFS, F_OK));
 }
 
-void test_tracing_multi_hardening(void)
+void serial_test_tracing_multi_hardening(void)
 {
 	if (test__start_subtest("tail_call_caller_first"))
 		test_tail_call_caller_first();
