@@ -80,6 +80,8 @@
 #include <linux/sort.h>
 #include <linux/stringhash.h>
 
+#include "trampoline.h"
+
 /* The most functions one link takes (as kprobe.multi). */
 #define BPF_TRACING_MULTI_MAX_CNT	BIT(20)
 
@@ -741,7 +743,8 @@ static void multi_puts_free(struct llist_node *list)
  * before ftrace_direct_change.release: RCU-tasks (which the image puts
  * wait for) does not see a CPU that runs one in the idle loop; a rude
  * grace period does. One for all the batches queued. Their fexit
- * programs were jumped over when queued (bpf_tramp_images_skip()).
+ * programs were jumped over when queued, but where calls in flight still
+ * need them (bpf_tramp_images_retire()).
  */
 static void multi_put_workfn(struct work_struct *work)
 {
@@ -1042,8 +1045,12 @@ static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mu
 	}
 	if (puts.n) {
 		batch->n = puts.n;
-		/* now, as bpf_tramp_image_put(): a program may go after the wait */
-		bpf_tramp_images_skip(batch->ims, puts.n);
+		/*
+		 * now, as bpf_tramp_image_put(): a program may go after the
+		 * wait. Calls in flight in them run the exit programs of the
+		 * links that stay; a link that goes is jumped over as it goes.
+		 */
+		bpf_tramp_images_retire(batch->ims, puts.n);
 		bpf_tramp_images_dying_add(puts.n);
 		multi_put_batch_queue(batch);
 	} else {
@@ -1523,6 +1530,8 @@ static void bpf_tracing_multi_link_release(struct bpf_link *l)
 	/* without memory, the link's programs are jumped over in place */
 	if (multi_link_reroute(link))
 		multi_link_skip(link);
+	/* and in the images put that calls in flight still return into */
+	bpf_tramp_dying_skip_link(&link->link);
 	detaching = false;
 	multi_tidy();
 	multi_link_unhold(link);

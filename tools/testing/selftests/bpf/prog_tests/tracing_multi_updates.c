@@ -40,12 +40,23 @@
  * attaches and detaches a link over thousands of functions in a loop:
  * they wait for no link operation (they take no tramp_multi_mutex); their
  * times with and without the thread are printed.
+ *
+ * exits_in_flight_{fexit,fmod_ret,fsession}: a thread sleeps in
+ * bpf_testmod_multi_block() while a link that was there when it entered
+ * leaves and another comes and goes: each change replaces the image the
+ * call returns into. The links that stay run at exit for every call as
+ * they ran at entry (an fmod_ret link's return value still applied); the
+ * program of the link that left does not run at exit.
+ *
+ * exits_in_flight_ordinary: the same with ordinary fentry and fexit
+ * programs on an ordinary trampoline (no multi link on the function).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
 #include "tracing_multi_common.h"
 #include "tracing_multi_updates.skel.h"
+#include "tracing_multi_exits.skel.h"
 
 struct locking_ctx {
 	struct tracing_multi_updates *skel;
@@ -630,6 +641,162 @@ out:
 	tracing_multi_updates__destroy(skel);
 }
 
+/* bpf_testmod: 1 makes the next bpf_testmod_multi_block() sleep (reads 2) until 0 */
+#define MULTI_BLOCK	"/sys/module/bpf_testmod/parameters/multi_block"
+#define BLOCK_FUNC	"bpf_testmod:bpf_testmod_multi_block"
+#define BLOCK_LEN	11	/* strlen("multi_block"): the function returns it */
+#define EXIT_ROUNDS	3
+
+enum exits_kind { EXITS_FEXIT, EXITS_FMOD_RET, EXITS_FSESSION, EXITS_ORDINARY };
+
+struct block_ctx {
+	struct tracing_multi_exits *skel;
+	ssize_t ret;
+};
+
+/* One call of bpf_testmod_multi_block() from this thread; the programs count it. */
+static void *block_thread(void *arg)
+{
+	struct block_ctx *c = arg;
+	int fd = open("/sys/kernel/bpf_testmod", O_WRONLY);
+
+	c->ret = -1;
+	if (fd < 0)
+		return NULL;
+	c->skel->bss->tid = syscall(SYS_gettid);
+	c->ret = write(fd, "multi_block", BLOCK_LEN);
+	close(fd);
+	return NULL;
+}
+
+static struct bpf_link *attach_block(struct bpf_program *prog)
+{
+	struct bpf_link *link;
+
+	if (bpf_program__expected_attach_type(prog) == BPF_TRACE_FENTRY ||
+	    bpf_program__expected_attach_type(prog) == BPF_TRACE_FEXIT)
+		link = bpf_program__attach(prog);
+	else
+		link = bpf_program__attach_tracing_multi(prog, BLOCK_FUNC, NULL);
+
+	return ASSERT_OK_PTR(link, bpf_program__name(prog)) ? link : NULL;
+}
+
+/*
+ * One call in flight: it enters with churn_exit's link there, which
+ * leaves while it sleeps; churn_entry's link comes and goes meanwhile.
+ */
+static int exits_round(struct tracing_multi_exits *skel, bool ordinary)
+{
+	struct block_ctx c = { .skel = skel };
+	struct bpf_link *churn, *other;
+	int i, err = -1;
+	pthread_t tid;
+
+	churn = attach_block(ordinary ? skel->progs.ord_churn_exit : skel->progs.churn_exit);
+	if (!churn)
+		return -1;
+	if (!ASSERT_OK(write_file(MULTI_BLOCK, "1"), "arm multi_block") ||
+	    !ASSERT_OK(pthread_create(&tid, NULL, block_thread, &c), "block thread")) {
+		write_file(MULTI_BLOCK, "0");
+		bpf_link__destroy(churn);
+		return -1;
+	}
+	for (i = 0; i < 3000 && read_long_file(MULTI_BLOCK) != 2; i++)
+		usleep(10 * 1000);
+	if (ASSERT_EQ(read_long_file(MULTI_BLOCK), 2, "call in flight")) {
+		bpf_link__destroy(churn);
+		churn = NULL;
+		other = attach_block(ordinary ? skel->progs.ord_churn_entry :
+						skel->progs.churn_entry);
+		bpf_link__destroy(other);
+		err = other ? 0 : -1;
+	}
+	write_file(MULTI_BLOCK, "0");
+	pthread_join(tid, NULL);
+	bpf_link__destroy(churn);
+	if (!ASSERT_EQ(c.ret, BLOCK_LEN, "call returned"))
+		err = -1;
+	return err;
+}
+
+static void test_exits_in_flight(enum exits_kind kind)
+{
+	struct tracing_multi_exits *skel;
+	struct bpf_link *stay[2] = {};
+	struct block_ctx c;
+	int i, rounds = 0;
+
+	skel = tracing_multi_exits__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+		return;
+	switch (kind) {
+	case EXITS_FEXIT:
+		stay[0] = attach_block(skel->progs.stay_entry);
+		stay[1] = attach_block(skel->progs.stay_exit);
+		break;
+	case EXITS_FMOD_RET:
+		stay[0] = attach_block(skel->progs.stay_fmod_ret);
+		stay[1] = attach_block(skel->progs.stay_exit);
+		break;
+	case EXITS_FSESSION:
+		stay[0] = attach_block(skel->progs.stay_session);
+		stay[1] = stay[0];
+		break;
+	case EXITS_ORDINARY:
+		stay[0] = attach_block(skel->progs.ord_entry);
+		stay[1] = attach_block(skel->progs.ord_exit);
+		break;
+	}
+	if (!stay[0] || !stay[1])
+		goto out;
+	for (i = 0; i < EXIT_ROUNDS; i++) {
+		if (exits_round(skel, kind == EXITS_ORDINARY))
+			goto out;
+		rounds++;
+		if (kind != EXITS_FMOD_RET)
+			continue;
+		/* the fmod_ret program's value replaces the function's */
+		skel->bss->fmod_ret_val = 7;
+		c.skel = skel;
+		block_thread(&c);
+		skel->bss->fmod_ret_val = 0;
+		if (!ASSERT_EQ(c.ret, 7, "fmod_ret return value"))
+			goto out;
+	}
+	printf("in flight %d: entries %llu exits %llu fmod_ret %llu fsession %llu/%llu left %llu\n",
+	       rounds, skel->bss->entries, skel->bss->exits, skel->bss->fmod_runs,
+	       skel->bss->sess_entries, skel->bss->sess_exits, skel->bss->churn_exits);
+	switch (kind) {
+	case EXITS_FEXIT:
+	case EXITS_ORDINARY:
+		ASSERT_EQ(skel->bss->entries, EXIT_ROUNDS, "entries");
+		ASSERT_EQ(skel->bss->exits, EXIT_ROUNDS, "exits");
+		ASSERT_EQ(skel->bss->exit_rets, EXIT_ROUNDS * BLOCK_LEN, "return values at exit");
+		break;
+	case EXITS_FMOD_RET:
+		ASSERT_EQ(skel->bss->fmod_runs, 2 * EXIT_ROUNDS, "fmod_ret runs");
+		ASSERT_EQ(skel->bss->exits, 2 * EXIT_ROUNDS, "exits");
+		ASSERT_EQ(skel->bss->exit_rets, EXIT_ROUNDS * (BLOCK_LEN + 7),
+			  "return values at exit");
+		break;
+	case EXITS_FSESSION:
+		ASSERT_EQ(skel->bss->sess_entries, EXIT_ROUNDS, "fsession entries");
+		ASSERT_EQ(skel->bss->sess_exits, EXIT_ROUNDS, "fsession exits");
+		ASSERT_EQ(skel->bss->sess_bad, 0, "fsession cookies");
+		ASSERT_EQ(skel->bss->sess_rets, EXIT_ROUNDS * BLOCK_LEN, "return values at exit");
+		break;
+	}
+	/* gone before the calls returned, attached after they entered */
+	ASSERT_EQ(skel->bss->churn_exits, 0, "the left link's exits");
+	ASSERT_EQ(skel->bss->churn_entries, 0, "the link that came and went");
+out:
+	bpf_link__destroy(stay[0]);
+	if (stay[1] != stay[0])
+		bpf_link__destroy(stay[1]);
+	tracing_multi_exits__destroy(skel);
+}
+
 void serial_test_tracing_multi_updates(void)
 {
 	if (test__start_subtest("grace_period"))
@@ -642,4 +809,12 @@ void serial_test_tracing_multi_updates(void)
 		test_call_sites();
 	if (test__start_subtest("churn"))
 		test_churn();
+	if (test__start_subtest("exits_in_flight_fexit"))
+		test_exits_in_flight(EXITS_FEXIT);
+	if (test__start_subtest("exits_in_flight_fmod_ret"))
+		test_exits_in_flight(EXITS_FMOD_RET);
+	if (test__start_subtest("exits_in_flight_fsession"))
+		test_exits_in_flight(EXITS_FSESSION);
+	if (test__start_subtest("exits_in_flight_ordinary"))
+		test_exits_in_flight(EXITS_ORDINARY);
 }
