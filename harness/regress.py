@@ -70,14 +70,20 @@ def job(suite, kernel, arch, out, res):
     print("bash -c true 2>/dev/null && export PATH=/usr/sbin:/usr/bin:/sbin:/bin")
     # The links /usr has into the host's / (awk, kmod's tools), where the
     # guest has busybox or nothing; and the kernel's modules.
-    print("mkdir -p /tmp/bin /lib/modules")
-    print("[ -x /usr/bin/mawk ] && ln -sf /usr/bin/mawk /tmp/bin/awk")
-    print("if [ -x /usr/bin/kmod ]; then for t in modinfo insmod rmmod modprobe lsmod depmod; do "
-          "ln -sf /usr/bin/kmod /tmp/bin/$t; done; fi")
+    print("mkdir -p /tmp/bin")
+    print("/usr/bin/mawk -W version >/dev/null 2>&1 && ln -sf /usr/bin/mawk /tmp/bin/awk")
+    # /lib/modules is the host's /usr/lib/modules, read-only and maybe
+    # absent: modprobe and modinfo read this kernel's from its build
+    print("if /usr/bin/kmod --version >/dev/null 2>&1; then")
+    print("  for t in insmod rmmod lsmod; do ln -sf /usr/bin/kmod /tmp/bin/$t; done")
+    print("  mkdir -p /tmp/kbin; ln -sf /usr/bin/kmod /tmp/kbin/modprobe; ln -sf /usr/bin/kmod /tmp/kbin/modinfo")
+    print("  printf '#!/bin/sh\\nexec /tmp/kbin/modprobe -d %s/mods \"$@\"\\n' > /tmp/bin/modprobe" % k)
+    print("  printf '#!/bin/sh\\nexec /tmp/kbin/modinfo -b %s/mods \"$@\"\\n' > /tmp/bin/modinfo" % k)
+    print("  chmod +x /tmp/bin/modprobe /tmp/bin/modinfo")
+    print("fi")
     print("export PATH=/tmp/bin:$PATH")
     # livepatch's functions.sh calls /bin/stat --format: the host's stat
     print("/usr/bin/stat --version >/dev/null 2>&1 && ln -sf /usr/bin/stat /bin/stat")
-    print("[ -d %s/mods/lib/modules ] && mount --bind %s/mods/lib/modules /lib/modules" % (k, k))
     print("echo 'regress: %s on %s' > %s.log" % (suite, kernel, g))
     if left is not None:
         todo = [t for t in left if t not in done]
