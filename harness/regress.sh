@@ -20,7 +20,8 @@
 #
 # Results are kept per arch, suite and kernel in
 # build/regress/<arch>/<suite>-<kernel>.res ("STATUS name" lines): a suite
-# that has them is not run again (REGRESS_FORCE=1 runs it again), and a
+# that has them all is not run again (REGRESS_FORCE=1 runs it again; remove
+# a line to run that test again), and a
 # guest that dies or hangs is booted again for the tests it did not reach
 # (the test it died in counts as failed, "crash"). Each guest prints
 # progress at least once a minute. Last line: "regress ARCH: N regressions".
@@ -171,8 +172,11 @@ rundir() {
 run_suite() {
 	local suite=$1 k=$2 res=$OUT/$1-$2.res boot=0 left g job timeout
 	[ -f "$res.done" ] && [ -z "${REGRESS_FORCE:-}" ] && { log "regress: $suite on $k: kept (${res#$REPO/})"; return 0; }
-	rm -f "$res" "$res.done" "$OUT/$suite-$k".{log,console,dmesg}*
-	: > "$res"
+	# without REGRESS_FORCE, a suite left unfinished resumes: its results
+	# stay, its tests without one run; the boots start again at 1
+	[ -n "${REGRESS_FORCE:-}" ] && rm -f "$res" "$OUT/$suite-$k.list"
+	rm -f "$res.done" "$OUT/$suite-$k".[0-9]*
+	touch "$res"
 	kernel "$k"
 	case $suite in test_progs|test_verifier) rundir "$k" ;; esac
 	case $suite in
