@@ -76,9 +76,9 @@ def job(suite, kernel, arch, out, res):
     # absent: modprobe and modinfo read this kernel's from its build
     print("if /usr/bin/kmod --version >/dev/null 2>&1; then")
     print("  for t in insmod rmmod lsmod; do ln -sf /usr/bin/kmod /tmp/bin/$t; done")
-    print("  mkdir -p /tmp/kbin; ln -sf /usr/bin/kmod /tmp/kbin/modprobe; ln -sf /usr/bin/kmod /tmp/kbin/modinfo")
-    print("  printf '#!/bin/sh\\nexec /tmp/kbin/modprobe -d %s/mods \"$@\"\\n' > /tmp/bin/modprobe" % k)
-    print("  printf '#!/bin/sh\\nexec /tmp/kbin/modinfo -b %s/mods \"$@\"\\n' > /tmp/bin/modinfo" % k)
+    # (bash: busybox's sh runs its own applet of a command's name)
+    print("  printf '#!/usr/bin/bash\\nexec -a modprobe /usr/bin/kmod -d %s/mods \"$@\"\\n' > /tmp/bin/modprobe" % k)
+    print("  printf '#!/usr/bin/bash\\nexec -a modinfo /usr/bin/kmod -b %s/mods \"$@\"\\n' > /tmp/bin/modinfo" % k)
     print("  chmod +x /tmp/bin/modprobe /tmp/bin/modinfo")
     print("fi")
     print("export PATH=/tmp/bin:$PATH")
@@ -120,9 +120,10 @@ def job(suite, kernel, arch, out, res):
             src = lst
         else:
             src = "%s/%s-%s.todo" % (o, suite, kernel)
+        print("SH=sh; bash -c true 2>/dev/null && SH=bash")
         print("for tc in $(cat %s); do" % src)
         print("  echo \"REGRESS-START $tc\" >> %s.log" % g)
-        print("  timeout 900 sh ./ftracetest -l /tmp/ftlogs $tc 2>&1 | tee -a %s.log" % g)
+        print("  timeout 900 $SH ./ftracetest -l /tmp/ftlogs $tc 2>&1 | tee -a %s.log" % g)
         print("  echo \"REGRESS-TC $tc $?\" >> %s.log" % g)
         print("done")
         print("echo \"REGRESS-END 0\" >> %s.log" % g)
