@@ -45,22 +45,35 @@
  * planning no longer picks them, and multi_tidy() moves their functions
  * away as soon as it can, keeping each function's trampoline until then.
  *
- * Locking: tramp_multi_mutex serializes link operations and guards every
- * bpf_tramp_shared and the multi fields of struct bpf_trampoline. A
- * function is multi-managed (bpf_tramp_multi_managed()) while it has multi
- * links, a link counting in tr->multi_cnt until its detach has rerouted
- * the function, or is stale: only then does code here read or change its
- * trampoline, and only then does the ordinary path (an ordinary program's
- * attach or detach, ftrace's ops_func callbacks) take tramp_multi_mutex
- * before tr->mutex. Any other function changes under tr->mutex alone and
- * waits for no link operation; program-keyed trampolines never are
- * multi-managed. So a function becomes multi-managed, and stops being so,
- * only with both mutexes held (multi_link_set(), multi_link_unhold(),
- * stale_del()): the ordinary path asks under tr->mutex, and the answer
- * holds while it keeps it. tr->ftrace_loc, set once, is also read with
- * neither held (multi_tr_known()). Order: tramp_multi_mutex -> tr->mutex ->
- * direct_mutex -> ftrace_lock. ftrace calls the ops_func callbacks with
- * direct_mutex held: they only trylock the other two.
+ * Locking: tramp_multi_mutex serializes link operations (attach, detach,
+ * multi_tidy()) and guards every bpf_tramp_shared, the registries below and
+ * the multi fields of struct bpf_trampoline (include/linux/bpf.h says which
+ * of them tr->mutex guards too). A link operation takes it for every
+ * function it touches. A function is multi-managed
+ * (bpf_tramp_multi_managed()) while it has multi links, a link counting in
+ * tr->multi_cnt until its detach has rerouted the function, or is stale:
+ * only then does code here read or change its trampoline, and only then
+ * does the ordinary path take tramp_multi_mutex, before tr->mutex: an
+ * ordinary program's attach or detach (bpf_trampoline_lock()) and ftrace's
+ * ops_func callbacks (bpf_trampoline_trylock(), shared_ops_func()).
+ * Any other function changes under tr->mutex alone and waits for no link
+ * operation; program-keyed trampolines never are multi-managed. So a
+ * function becomes multi-managed, and stops being so, only with both
+ * mutexes held (multi_link_add(), multi_link_del(), multi_link_unhold(),
+ * multi_stale_del()): the ordinary path asks under tr->mutex, and the
+ * answer holds while it keeps it. tr->ftrace_loc, set once, is also read
+ * with neither held (multi_tr_known()). Order: tramp_multi_mutex ->
+ * tr->mutex -> direct_mutex -> ftrace_lock. ftrace calls the ops_func
+ * callbacks with direct_mutex held: they only trylock the other two.
+ *
+ * A reroute in flight is a struct multi_reroute, on its caller's stack and
+ * passed down: its plans, the images it touches, the ftrace change it
+ * makes and its modes (a detach, frees deferred, direct_mutex held). Each
+ * round (multi_reroute_once()) plans where every function goes, allocates
+ * all the change needs, publishes it to ftrace, then commits it or, on
+ * error, abandons it. The one pointer to it outside its call chain,
+ * multi_inflight, is for the ops_func callbacks ftrace makes while it
+ * publishes the change.
  */
 #include <linux/bpf.h>
 #include <linux/bpf_verifier.h>
@@ -111,29 +124,30 @@ struct bpf_tracing_multi_link {
 	struct bpf_tracing_multi_func *funcs;	/* sorted by addr */
 	/* bpf_arg_btf_slots() of funcs[i]'s prototype, if the program asks */
 	u32 (*arg_btf)[MAX_BPF_FUNC_ARGS];
-	/* freed after an RCU-tasks-trace grace period too: see multi_abandon() */
+	/* freed after an RCU-tasks-trace grace period too: see multi_reroute_skip_published() */
 	bool free_trace;
 };
 
 struct bpf_tramp_shared {
 	struct list_head list;		/* in tramp_shared_list */
 	struct hlist_node hnode;	/* in tramp_shared_hash, by key */
-	struct list_head touched_node;	/* in tramp_touched_list */
-	struct btf_func_model model;	/* see shared_model() */
+	struct btf_func_model model;	/* see tramp_shared_model() */
 	u8 ret_off;			/* function start to return address */
 	u32 nr_links;
 	struct bpf_tracing_multi_link **links;	/* sorted */
 	struct bpf_tramp_image *im;
 	struct ftrace_ops *ops;		/* its functions, NULL while none */
-	struct ftrace_ops *new_ops;	/* while planning: the ops of an image that had none */
-	unsigned long *ips;		/* while planning: ftrace locations joining, leaving */
 	struct list_head funcs;		/* trampolines routed here */
 	u32 nr_funcs;
-	u32 nr_join, nr_leave;		/* while planning: functions joining, leaving */
-	bool touched;			/* while planning */
-	bool fresh;			/* created by the change being planned */
 	bool dead;			/* jumps over a detached link: not planned to */
 	u64 id;
+	/* While a reroute plans it: on multi_reroute.touched. */
+	struct list_head touched_node;
+	bool touched;
+	bool fresh;			/* created by that reroute */
+	u32 nr_join, nr_leave;		/* functions joining, leaving */
+	unsigned long *ips;		/* their ftrace locations, joining first */
+	struct ftrace_ops *new_ops;	/* the ops of an image that had none */
 };
 
 /* How one function changes in a reroute. */
@@ -148,58 +162,113 @@ struct multi_plan {
 	u32 own_flags;
 };
 
+/*
+ * Images a commit lets go, put together by bpf_tramp_images_put(); one at
+ * a time without memory for @ims (NULL).
+ */
+struct multi_image_puts {
+	struct bpf_tramp_image **ims;
+	u32 n, cap;
+};
+
+/* Images put once the CPUs that ran them with preemption off are out. */
+struct multi_put_batch {
+	struct llist_node node;
+	u32 n;
+	struct bpf_tramp_image *ims[];
+};
+
+/*
+ * A reroute in flight (multi_reroute()): on its caller's stack, under
+ * tramp_multi_mutex. The caller sets the plans and the modes; each round
+ * of multi_reroute_once() plans, allocates, publishes, then commits or
+ * abandons, and starts from an empty touched list and change.
+ */
+struct multi_reroute {
+	struct multi_plan *plans;	/* one per function, sorted by address */
+	u32 nr;
+	/* modes, from the caller */
+	bool lock_direct_mutex;	/* false: direct_mutex held (an ops_func callback) */
+	/*
+	 * A detach: the images it builds replace what the attach took, and
+	 * are charged past bpf_jit_limit (the closing task may lack CAP_BPF).
+	 */
+	bool detaching;
+	/*
+	 * The caller calls bpf_tramp_multi_wait() once it has released the
+	 * mutexes (a detach): what would wait goes to it, not to work items.
+	 */
+	bool deferring;
+	/* planning: whether an IPMODIFY ops is registered, -1 until asked */
+	int ipmodify;
+	struct list_head touched;	/* images whose functions change */
+	u32 nr_touched;
+	/* the change: ops to add and delete (backed by ops), to change in place */
+	struct ftrace_direct_change change;
+	struct ftrace_ops **ops;
+	/* the images it lets go, or those it published if it fails */
+	struct multi_image_puts puts;
+	struct multi_put_batch *batch;
+	bool published;			/* a CPU may enter its new images */
+	/* while published: the function whose tr->fops multi_reroute_modify() moves */
+	struct bpf_trampoline *modifying;
+	/* functions SHARE_IPMODIFY_SELF flagged in this round */
+	u32 flagged;
+	/*
+	 * It failed once published, outside an ops_func callback: its
+	 * images wait in multi_deferred_puts, and the holder of
+	 * tramp_multi_mutex calls bpf_tramp_multi_wait() once it has
+	 * released it (a failed attach frees its program once that returns).
+	 */
+	bool abandoned;
+};
+
+/* The registries: tramp_multi_mutex guards each unless its comment says otherwise. */
 static DEFINE_MUTEX(tramp_multi_mutex);
+/* Every shared image; dead ones too. */
 static LIST_HEAD(tramp_shared_list);
 /* Shared images by key (model, patched-call offset, links), but dead ones. */
 static DEFINE_HASHTABLE(tramp_shared_hash, 10);
-/* While planning: the images whose functions change. */
-static LIST_HEAD(tramp_touched_list);
-static u32 tramp_touched_cnt;
+/* The id of the last shared image created. */
 static u64 tramp_shared_id;
-
-/* The reroute in flight, for the SELF callback of a shared image's ops. */
-static struct multi_plan *inflight_plans;
-static u32 inflight_nr;
-/*
- * A detach in progress: the images it builds replace what the attach took,
- * and are charged past bpf_jit_limit (the closing task may lack CAP_BPF).
- */
-static bool detaching;
+/* Functions with multi links and their own image, for debugfs. */
+static LIST_HEAD(tramp_own_list);
 
 /*
- * Set under tramp_multi_mutex by a reroute that failed after publishing
- * images (__multi_reroute(), outside IPMODIFY callbacks), for its holder:
- * see multi_unlock().
+ * The reroute publishing its change, for the ops_func callbacks ftrace
+ * makes meanwhile in the same task (shared_ops_func()'s SELF,
+ * bpf_tramp_multi_share_self(), bpf_tramp_multi_modifying()); NULL
+ * otherwise.
  */
-static bool multi_abandoned;
-static void multi_unlock(void);
+static struct multi_reroute *multi_inflight;
+
+/*
+ * Set by bpf_tramp_multi_update() when its reroute was abandoned, for the
+ * same holder's bpf_tramp_multi_unlock(): the ordinary path passes no
+ * context between the two.
+ */
+static bool tramp_multi_unlock_waits;
 
 /*
  * Functions whose image jumps over a detached link's programs, each holding
- * a reference to its trampoline (multi_link_skip(), multi_tidy()).
+ * a reference to its trampoline (multi_link_skip(), multi_tidy()), and
+ * their number.
  */
 static LIST_HEAD(tramp_stale_list);
 static u32 stale_cnt;
 static void multi_tidy_workfn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(multi_tidy_work, multi_tidy_workfn);
+/* The next multi_tidy() after one that left stale functions. */
 static unsigned long tidy_delay = HZ / 10;
-
-/*
- * The function whose tr->fops plans_modify() points at a new image: ftrace
- * asks its ops_func about IPMODIFY users meanwhile.
- */
-static struct bpf_trampoline *modifying_tr;
-
-/* Functions found shared with an IPMODIFY user by SHARE_IPMODIFY_SELF. */
-static unsigned long self_flagged;
 
 /*
  * Debug switch, <debugfs>/bpf_multi_tidy_hold: while set, multi_tidy()
  * leaves stale functions where they are, so that tests can look at them.
+ * Read with READ_ONCE(), without the mutex.
  */
 static bool tidy_hold;
 
-static enum bpf_tramp_prog_type multi_kind(enum bpf_attach_type type)
+static enum bpf_tramp_prog_type multi_link_kind(enum bpf_attach_type type)
 {
 	switch (type) {
 	case BPF_TRACE_FEXIT_MULTI:
@@ -216,9 +285,10 @@ static enum bpf_tramp_prog_type multi_kind(enum bpf_attach_type type)
  * and to the fexit ones. Links come in the same order to both lists, which
  * the JIT relies on to give an fsession link one cookie for both runs.
  */
-static void multi_tlinks_add(struct bpf_tramp_links *tlinks, struct bpf_tracing_multi_link *link)
+static void multi_link_tlinks_add(struct bpf_tramp_links *tlinks,
+				  struct bpf_tracing_multi_link *link)
 {
-	struct bpf_tramp_links *tl = &tlinks[multi_kind(link->attach_type)];
+	struct bpf_tramp_links *tl = &tlinks[multi_link_kind(link->attach_type)];
 
 	tl->links[tl->nr_links++] = &link->link;
 	if (link->attach_type == BPF_TRACE_FSESSION_MULTI) {
@@ -232,30 +302,30 @@ static void multi_tlinks_add(struct bpf_tramp_links *tlinks, struct bpf_tracing_
  * Kept from its first multi link: ftrace_location() of a function's address
  * is a kallsyms lookup where the function starts with ENDBR (IBT).
  */
-static unsigned long tr_ftrace_ip(const struct bpf_trampoline *tr)
+static unsigned long multi_tr_ftrace_ip(const struct bpf_trampoline *tr)
 {
 	return tr->ftrace_loc;
 }
 
-static bool tr_ipmodify(const struct bpf_trampoline *tr)
+static bool multi_tr_ipmodify(const struct bpf_trampoline *tr)
 {
 	return tr->flags & BPF_TRAMP_F_SHARE_IPMODIFY;
 }
 
 /* Distance from a function's start to the return address of its patched call. */
-static u8 tr_ret_off(struct bpf_trampoline *tr)
+static u8 multi_tr_ret_off(struct bpf_trampoline *tr)
 {
-	return tr_ftrace_ip(tr) + MCOUNT_INSN_SIZE - (unsigned long)tr->func.addr;
+	return multi_tr_ftrace_ip(tr) + MCOUNT_INSN_SIZE - (unsigned long)tr->func.addr;
 }
 
-static int cmp_ptr(const void *a, const void *b)
+static int multi_cmp_ptr(const void *a, const void *b)
 {
 	unsigned long x = *(unsigned long *)a, y = *(unsigned long *)b;
 
 	return x < y ? -1 : x > y;
 }
 
-static int cmp_func_addr(const void *a, const void *b)
+static int multi_link_cmp_addr(const void *a, const void *b)
 {
 	const struct bpf_tracing_multi_func *x = a, *y = b;
 
@@ -263,14 +333,14 @@ static int cmp_func_addr(const void *a, const void *b)
 }
 
 /* The multi links of @tr, sorted, into @links (BPF_MAX_TRAMP_LINKS long). */
-static u32 tr_links(struct bpf_trampoline *tr, struct bpf_tracing_multi_link **links)
+static u32 multi_tr_links(struct bpf_trampoline *tr, struct bpf_tracing_multi_link **links)
 {
 	struct bpf_tracing_multi_func *f;
 	u32 n = 0;
 
 	hlist_for_each_entry(f, &tr->multi_links, tr_node)
 		links[n++] = f->link;
-	sort(links, n, sizeof(*links), cmp_ptr, NULL);
+	sort(links, n, sizeof(*links), multi_cmp_ptr, NULL);
 	return n;
 }
 
@@ -280,7 +350,7 @@ static u32 tr_links(struct bpf_trampoline *tr, struct bpf_tracing_multi_link **l
  * value 8 bytes. Functions of one class get the same trampoline code: the
  * same registers and stack slots saved, in the same ctx slots.
  */
-static void shared_model(const struct btf_func_model *m, struct btf_func_model *sm)
+static void tramp_shared_model(const struct btf_func_model *m, struct btf_func_model *sm)
 {
 	int i;
 
@@ -294,7 +364,7 @@ static void shared_model(const struct btf_func_model *m, struct btf_func_model *
 }
 
 /* Argument slots of a model: what bpf_get_func_arg_cnt() returns. */
-static int model_slots(const struct btf_func_model *m)
+static int multi_model_slots(const struct btf_func_model *m)
 {
 	int i, n = m->nr_args;
 
@@ -305,20 +375,20 @@ static int model_slots(const struct btf_func_model *m)
 }
 
 /* The JIT's "cannot" (-ENOTSUPP, not a UAPI errno) as the syscall says it. */
-static struct bpf_tramp_image *image_errno(struct bpf_tramp_image *im)
+static struct bpf_tramp_image *multi_image_errno(struct bpf_tramp_image *im)
 {
 	return PTR_ERR_OR_ZERO(im) == -ENOTSUPP ? ERR_PTR(-EOPNOTSUPP) : im;
 }
 
-/* @s gains (@delta > 0) or loses (< 0) a function in the change being planned. */
-static void plan_touch(struct bpf_tramp_shared *s, int delta)
+/* @s gains (@delta > 0) or loses (< 0) a function in the change @r plans. */
+static void multi_reroute_touch(struct multi_reroute *r, struct bpf_tramp_shared *s, int delta)
 {
 	if (!s)
 		return;
 	if (!s->touched) {
 		s->touched = true;
-		list_add_tail(&s->touched_node, &tramp_touched_list);
-		tramp_touched_cnt++;
+		list_add_tail(&s->touched_node, &r->touched);
+		r->nr_touched++;
 	}
 	if (delta > 0)
 		s->nr_join++;
@@ -326,19 +396,20 @@ static void plan_touch(struct bpf_tramp_shared *s, int delta)
 		s->nr_leave++;
 }
 
-static u32 shared_key(const struct btf_func_model *sm, u8 ret_off,
-		      struct bpf_tracing_multi_link **links, u32 n)
+static u32 tramp_shared_key(const struct btf_func_model *sm, u8 ret_off,
+			    struct bpf_tracing_multi_link **links, u32 n)
 {
 	return jhash(links, n * sizeof(*links), jhash(sm, sizeof(*sm), ret_off));
 }
 
 static struct bpf_tramp_shared *
-shared_find(const struct btf_func_model *sm, u8 ret_off,
-	    struct bpf_tracing_multi_link **links, u32 n)
+tramp_shared_find(const struct btf_func_model *sm, u8 ret_off,
+		  struct bpf_tracing_multi_link **links, u32 n)
 {
+	u32 key = tramp_shared_key(sm, ret_off, links, n);
 	struct bpf_tramp_shared *s;
 
-	hash_for_each_possible(tramp_shared_hash, s, hnode, shared_key(sm, ret_off, links, n)) {
+	hash_for_each_possible(tramp_shared_hash, s, hnode, key) {
 		if (!memcmp(&s->model, sm, sizeof(*sm)) && s->ret_off == ret_off && !s->dead &&
 		    s->nr_links == n && !memcmp(s->links, links, n * sizeof(*links)))
 			return s;
@@ -346,10 +417,10 @@ shared_find(const struct btf_func_model *sm, u8 ret_off,
 	return NULL;
 }
 
-/* JIT a trampoline for the functions of class @sm running @links. */
+/* JIT a trampoline for the functions of class @sm running @links, for @r. */
 static struct bpf_tramp_shared *
-shared_create(const struct btf_func_model *sm, u8 ret_off,
-	      struct bpf_tracing_multi_link **links, u32 n)
+tramp_shared_create(struct multi_reroute *r, const struct btf_func_model *sm, u8 ret_off,
+		    struct bpf_tracing_multi_link **links, u32 n)
 {
 	u32 flags = BPF_TRAMP_F_SHARED;
 	void *func_addr = (void *)(unsigned long)ret_off;
@@ -372,15 +443,16 @@ shared_create(const struct btf_func_model *sm, u8 ret_off,
 	for (i = 0; i < BPF_TRAMP_MAX; i++)
 		tlinks[i].skippable = true;	/* see multi_link_skip() */
 	for (i = 0; i < n; i++)
-		multi_tlinks_add(tlinks, links[i]);
+		multi_link_tlinks_add(tlinks, links[i]);
 	if (tlinks[BPF_TRAMP_FEXIT].nr_links || tlinks[BPF_TRAMP_MODIFY_RETURN].nr_links)
 		flags |= BPF_TRAMP_F_CALL_ORIG | BPF_TRAMP_F_SKIP_FRAME;
 	else
 		flags |= BPF_TRAMP_F_RESTORE_REGS;
 
 	s->id = ++tramp_shared_id;
-	s->im = image_errno(bpf_tramp_image_build(&s->model, func_addr, s->id | (1ULL << 63),
-						  tlinks, flags, detaching));
+	s->im = multi_image_errno(bpf_tramp_image_build(&s->model, func_addr,
+							s->id | (1ULL << 63), tlinks, flags,
+							r->detaching));
 	if (IS_ERR(s->im)) {
 		err = PTR_ERR(s->im);
 		goto out_free;
@@ -388,8 +460,8 @@ shared_create(const struct btf_func_model *sm, u8 ret_off,
 	kfree(tlinks);
 	s->fresh = true;
 	list_add_tail(&s->list, &tramp_shared_list);
-	hash_add(tramp_shared_hash, &s->hnode, shared_key(sm, ret_off, links, n));
-	plan_touch(s, 0);	/* freed again if the change fails */
+	hash_add(tramp_shared_hash, &s->hnode, tramp_shared_key(sm, ret_off, links, n));
+	multi_reroute_touch(r, s, 0);	/* freed again if the change fails */
 	return s;
 
 out_free:
@@ -411,10 +483,12 @@ out_free:
 int bpf_tramp_multi_share_self(struct bpf_trampoline *tr)
 {
 	lockdep_assert_held(&tramp_multi_mutex);
-	if (tr_ipmodify(tr))
+	if (multi_tr_ipmodify(tr))
 		return 0;
 	tr->flags |= BPF_TRAMP_F_SHARE_IPMODIFY;
-	self_flagged++;
+	/* ftrace asks while a reroute publishes its change */
+	if (multi_inflight)
+		multi_inflight->flagged++;
 	return -EAGAIN;
 }
 
@@ -422,16 +496,21 @@ int bpf_tramp_multi_share_self(struct bpf_trampoline *tr)
  * bpf_tramp_multi_modifying - is trampoline_multi.c modifying tr->fops?
  * @tr: a function's trampoline, whose tr->fops ftrace asks about
  *
- * Read without tramp_multi_mutex by the ordinary path, which holds
- * tr->mutex of a function that is not multi-managed: that function is
- * never in a reroute meanwhile, so the answer is false then, as it
- * should be.
+ * Asked by the ordinary path, which holds tr->mutex of a function that is
+ * not multi-managed: that function is never in a reroute meanwhile, so
+ * the answer is false then, as it should be. A multi-managed function's
+ * tr->fops changes only in a reroute, under tramp_multi_mutex: ftrace
+ * asks about it in the reroute's task.
  *
- * Return: true while plans_modify() changes @tr's ops.
+ * Context: tr->mutex or tramp_multi_mutex held.
+ * Return: true while multi_reroute_modify() changes @tr's ops.
  */
 bool bpf_tramp_multi_modifying(const struct bpf_trampoline *tr)
 {
-	return READ_ONCE(modifying_tr) == tr;
+	if (!bpf_tramp_multi_managed(tr))
+		return false;
+	lockdep_assert_held(&tramp_multi_mutex);
+	return multi_inflight && multi_inflight->modifying == tr;
 }
 
 bool bpf_tramp_multi_trylock(void)
@@ -439,22 +518,24 @@ bool bpf_tramp_multi_trylock(void)
 	return mutex_trylock(&tramp_multi_mutex);
 }
 
-static struct bpf_trampoline *inflight_find(unsigned long ip)
+/* The function at @ip of the reroute in flight, if any. */
+static struct bpf_trampoline *multi_reroute_find_tr(unsigned long ip)
 {
+	struct multi_reroute *r = multi_inflight;
 	u32 i;
 
-	for (i = 0; i < inflight_nr; i++)
-		if (tr_ftrace_ip(inflight_plans[i].tr) == ip)
-			return inflight_plans[i].tr;
+	for (i = 0; r && i < r->nr; i++)
+		if (multi_tr_ftrace_ip(r->plans[i].tr) == ip)
+			return r->plans[i].tr;
 	return NULL;
 }
 
-static struct bpf_trampoline *shared_find_func(struct bpf_tramp_shared *s, unsigned long ip)
+static struct bpf_trampoline *tramp_shared_find_func(struct bpf_tramp_shared *s, unsigned long ip)
 {
 	struct bpf_trampoline *tr;
 
 	list_for_each_entry(tr, &s->funcs, shared_node)
-		if (tr_ftrace_ip(tr) == ip)
+		if (multi_tr_ftrace_ip(tr) == ip)
 			return tr;
 	return NULL;
 }
@@ -464,6 +545,7 @@ static struct bpf_trampoline *shared_find_func(struct bpf_tramp_shared *s, unsig
  * which an IPMODIFY user changes: a function that gets one leaves for an
  * image of its own (PEER, before the user is registered), and one that has
  * one is not taken (SELF: plan again, see bpf_tramp_multi_share_self()).
+ * The selftests trace it by this name (tracing_multi_livepatch.c).
  */
 static int shared_ops_func(struct ftrace_ops *ops, unsigned long ip, enum ftrace_ops_cmd cmd)
 {
@@ -473,7 +555,7 @@ static int shared_ops_func(struct ftrace_ops *ops, unsigned long ip, enum ftrace
 	switch (cmd) {
 	case FTRACE_OPS_CMD_ENABLE_SHARE_IPMODIFY_SELF:
 		/* registered by multi_reroute(), which holds the mutex */
-		tr = inflight_find(ip);
+		tr = multi_reroute_find_tr(ip);
 		return tr ? bpf_tramp_multi_share_self(tr) : -EBUSY;
 	case FTRACE_OPS_CMD_ENABLE_SHARE_IPMODIFY_PEER:
 		/* direct_mutex held: see bpf_tramp_ftrace_ops_func() */
@@ -482,7 +564,7 @@ static int shared_ops_func(struct ftrace_ops *ops, unsigned long ip, enum ftrace
 			return -EAGAIN;
 		}
 		err = -ENOENT;
-		tr = shared_find_func(ops->private, ip);
+		tr = tramp_shared_find_func(ops->private, ip);
 		if (tr && !mutex_trylock(&tr->mutex)) {
 			err = -EAGAIN;
 			tr = NULL;
@@ -494,7 +576,7 @@ static int shared_ops_func(struct ftrace_ops *ops, unsigned long ip, enum ftrace
 				tr->flags &= ~BPF_TRAMP_F_SHARE_IPMODIFY;
 			mutex_unlock(&tr->mutex);
 		}
-		multi_unlock();
+		bpf_tramp_multi_unlock();
 		if (err == -EAGAIN)
 			usleep_range(1000, 2000);
 		return err;
@@ -504,7 +586,7 @@ static int shared_ops_func(struct ftrace_ops *ops, unsigned long ip, enum ftrace
 	}
 }
 
-static void free_ops(struct ftrace_ops *ops)
+static void multi_ops_free(struct ftrace_ops *ops)
 {
 	if (!ops)
 		return;
@@ -513,7 +595,7 @@ static void free_ops(struct ftrace_ops *ops)
 	kfree(ops);
 }
 
-static int tr_ordinary_cnt(const struct bpf_trampoline *tr)
+static int multi_tr_ordinary_cnt(const struct bpf_trampoline *tr)
 {
 	int kind, cnt = 0;
 
@@ -538,14 +620,14 @@ int bpf_tramp_multi_get_links(const struct bpf_trampoline *tr, struct bpf_tramp_
 	int n = 0;
 
 	hlist_for_each_entry(f, &tr->multi_links, tr_node) {
-		multi_tlinks_add(tlinks, f->link);
+		multi_link_tlinks_add(tlinks, f->link);
 		n++;
 	}
 	return n;
 }
 
 /* Build @p->tr's own image: its ordinary programs and its multi links. */
-static int plan_own(struct multi_plan *p)
+static int multi_plan_own(struct multi_reroute *r, struct multi_plan *p)
 {
 	struct bpf_trampoline *tr = p->tr;
 	struct bpf_tramp_links *tlinks;
@@ -563,18 +645,18 @@ static int plan_own(struct multi_plan *p)
 	if (tlinks[BPF_TRAMP_FEXIT].nr_links || tlinks[BPF_TRAMP_MODIFY_RETURN].nr_links) {
 		flags |= BPF_TRAMP_F_CALL_ORIG | BPF_TRAMP_F_SKIP_FRAME;
 		/* call what the IPMODIFY user made of the function */
-		if (tr_ipmodify(tr))
+		if (multi_tr_ipmodify(tr))
 			flags |= BPF_TRAMP_F_ORIG_STACK;
 	} else {
 		flags |= BPF_TRAMP_F_RESTORE_REGS;
 	}
-	im = image_errno(bpf_tramp_image_build(&tr->func.model, tr->func.addr, tr->key, tlinks,
-					       flags, detaching));
+	im = multi_image_errno(bpf_tramp_image_build(&tr->func.model, tr->func.addr, tr->key,
+						     tlinks, flags, r->detaching));
 	kfree(tlinks);
 	if (IS_ERR(im))
 		return PTR_ERR(im);
 	p->own_flags = flags;
-	if (tr_ipmodify(tr) && tr->cur_image) {
+	if (multi_tr_ipmodify(tr) && tr->cur_image) {
 		/* it cannot move to a new ops: point tr->fops at the image */
 		p->own_im = im;
 		p->own_modify = true;
@@ -586,25 +668,24 @@ static int plan_own(struct multi_plan *p)
 		goto out_im;
 	bpf_tramp_ftrace_ops_init(ops, tr);
 	ops->direct_call = (unsigned long)im->image;
-	err = ftrace_set_filter_ip(ops, tr_ftrace_ip(tr), 0, 1);
+	err = ftrace_set_filter_ip(ops, multi_tr_ftrace_ip(tr), 0, 1);
 	if (err)
 		goto out_ops;
 	p->own_im = im;
 	p->own_ops = ops;
 	return 0;
 out_ops:
-	free_ops(ops);
+	multi_ops_free(ops);
 out_im:
 	bpf_tramp_image_free(im);
 	return err;
 }
 
 /*
- * Where @p's function goes once the planned change is made. @ipmodify:
- * whether an IPMODIFY ops is registered, asked of ftrace once per reroute
- * (-1 until then).
+ * Where @p's function goes once the change @r plans is made. Whether an
+ * IPMODIFY ops is registered is asked of ftrace once per round of @r.
  */
-static int plan_one(struct multi_plan *p, int *ipmodify)
+static int multi_plan_one(struct multi_reroute *r, struct multi_plan *p)
 {
 	struct bpf_tracing_multi_link *links[BPF_MAX_TRAMP_LINKS];
 	struct bpf_trampoline *tr = p->tr;
@@ -615,23 +696,23 @@ static int plan_one(struct multi_plan *p, int *ipmodify)
 
 	/* a function not routed yet: does a live patch have it? */
 	if (!tr->shared && !tr->cur_image) {
-		if (*ipmodify < 0)
-			*ipmodify = ftrace_ipmodify_registered();
-		if (*ipmodify && ftrace_location_ipmodify(tr_ftrace_ip(tr)))
+		if (r->ipmodify < 0)
+			r->ipmodify = ftrace_ipmodify_registered();
+		if (r->ipmodify && ftrace_location_ipmodify(multi_tr_ftrace_ip(tr)))
 			tr->flags |= BPF_TRAMP_F_SHARE_IPMODIFY;
 		else
 			tr->flags &= ~BPF_TRAMP_F_SHARE_IPMODIFY;
 	}
-	n = tr_links(tr, links);
-	if (tr_ordinary_cnt(tr) || (n && tr_ipmodify(tr)))
-		return plan_own(p);
+	n = multi_tr_links(tr, links);
+	if (multi_tr_ordinary_cnt(tr) || (n && multi_tr_ipmodify(tr)))
+		return multi_plan_own(r, p);
 	if (!n)
 		return 0;
-	ret_off = tr_ret_off(tr);
-	shared_model(&tr->func.model, &sm);
-	s = shared_find(&sm, ret_off, links, n);
+	ret_off = multi_tr_ret_off(tr);
+	tramp_shared_model(&tr->func.model, &sm);
+	s = tramp_shared_find(&sm, ret_off, links, n);
 	if (!s) {
-		s = shared_create(&sm, ret_off, links, n);
+		s = tramp_shared_create(r, &sm, ret_off, links, n);
 		if (IS_ERR(s))
 			return PTR_ERR(s);
 	}
@@ -645,14 +726,14 @@ static int plan_one(struct multi_plan *p, int *ipmodify)
  * place (ftrace_direct_replace()'s @mod), and a new ops for an image
  * that has none. O(functions of the change), not of the images.
  */
-static int shared_plan_ips(struct multi_plan *plans, u32 nr)
+static int multi_reroute_plan_ips(struct multi_reroute *r)
 {
 	struct bpf_tramp_shared *s;
 	struct ftrace_ops *ops;
 	u32 i;
 	int err;
 
-	list_for_each_entry(s, &tramp_touched_list, touched_node) {
+	list_for_each_entry(s, &r->touched, touched_node) {
 		if (!s->nr_join && !s->nr_leave)
 			continue;
 		s->ips = kvmalloc_array(s->nr_join + s->nr_leave, sizeof(*s->ips), GFP_KERNEL);
@@ -661,23 +742,23 @@ static int shared_plan_ips(struct multi_plan *plans, u32 nr)
 		s->nr_join = 0;
 		s->nr_leave = 0;
 	}
-	for (i = 0; i < nr; i++) {
-		struct multi_plan *p = &plans[i];
+	for (i = 0; i < r->nr; i++) {
+		struct multi_plan *p = &r->plans[i];
 
 		if (p->next == p->tr->shared)
 			continue;
 		if (p->next)
-			p->next->ips[p->next->nr_join++] = tr_ftrace_ip(p->tr);
+			p->next->ips[p->next->nr_join++] = multi_tr_ftrace_ip(p->tr);
 	}
-	for (i = 0; i < nr; i++) {
-		struct multi_plan *p = &plans[i];
+	for (i = 0; i < r->nr; i++) {
+		struct multi_plan *p = &r->plans[i];
 
 		s = p->tr->shared;
 		if (p->next == s || !s)
 			continue;
-		s->ips[s->nr_join + s->nr_leave++] = tr_ftrace_ip(p->tr);
+		s->ips[s->nr_join + s->nr_leave++] = multi_tr_ftrace_ip(p->tr);
 	}
-	list_for_each_entry(s, &tramp_touched_list, touched_node) {
+	list_for_each_entry(s, &r->touched, touched_node) {
 		if (s->ops || !s->nr_join)
 			continue;
 		/* an image with no functions yet: a new ops for those that join */
@@ -689,7 +770,7 @@ static int shared_plan_ips(struct multi_plan *plans, u32 nr)
 		ops->direct_call = (unsigned long)s->im->image;
 		err = ftrace_set_filter_ips(ops, s->ips, s->nr_join, 0, 1);
 		if (err) {
-			free_ops(ops);
+			multi_ops_free(ops);
 			return err;
 		}
 		s->new_ops = ops;
@@ -697,8 +778,8 @@ static int shared_plan_ips(struct multi_plan *plans, u32 nr)
 	return 0;
 }
 
-/* Forget what shared_plan_ips() planned for @s. */
-static void shared_plan_clear(struct bpf_tramp_shared *s)
+/* Forget what multi_reroute_plan_ips() planned for @s. */
+static void tramp_shared_plan_clear(struct bpf_tramp_shared *s)
 {
 	kvfree(s->ips);
 	s->ips = NULL;
@@ -707,26 +788,11 @@ static void shared_plan_clear(struct bpf_tramp_shared *s)
 	s->touched = false;
 }
 
-/*
- * Images a commit lets go, put together by bpf_tramp_images_put(); one at
- * a time without memory for @ims (NULL).
- */
-struct multi_image_puts {
-	struct bpf_tramp_image **ims;
-	u32 n, cap;
-};
-
-/* Images put once the CPUs that ran them with preemption off are out. */
-struct multi_put_batch {
-	struct llist_node node;
-	u32 n;
-	struct bpf_tramp_image *ims[];
-};
-
+/* The batches multi_put_work puts (lockless). */
 static LLIST_HEAD(multi_put_list);
 
 /* Put the images of the batches on @list, after a rude grace period. */
-static void multi_puts_free(struct llist_node *list)
+static void multi_put_batches_free(struct llist_node *list)
 {
 	struct multi_put_batch *b, *tmp;
 
@@ -751,7 +817,7 @@ static void multi_put_workfn(struct work_struct *work)
 	struct llist_node *list = llist_del_all(&multi_put_list);
 
 	synchronize_rcu_tasks_rude();
-	multi_puts_free(list);
+	multi_put_batches_free(list);
 }
 
 static DECLARE_WORK(multi_put_work, multi_put_workfn);
@@ -766,17 +832,15 @@ static DECLARE_WORK(multi_put_work, multi_put_workfn);
  */
 static LLIST_HEAD(multi_deferred_dead);
 static LLIST_HEAD(multi_deferred_puts);
-/*
- * Set by a detach (multi link release, ordinary unlink beside multi links)
- * around its reroutes, under tramp_multi_mutex; it calls
- * bpf_tramp_multi_wait() once it has released the mutexes.
- */
-static bool multi_deferring;
 
-static void multi_put_batch_queue(struct multi_put_batch *b)
+/*
+ * Queue @b for the work item or, for a reroute @deferring (a detach),
+ * for the detach's bpf_tramp_multi_wait().
+ */
+static void multi_put_batch_queue(struct multi_put_batch *b, bool deferring)
 {
 	lockdep_assert_held(&tramp_multi_mutex);
-	if (multi_deferring) {
+	if (deferring) {
 		llist_add(&b->node, &multi_deferred_puts);
 		return;
 	}
@@ -784,7 +848,7 @@ static void multi_put_batch_queue(struct multi_put_batch *b)
 	queue_work(system_unbound_wq, &multi_put_work);
 }
 
-static void multi_image_put(struct multi_image_puts *b, struct bpf_tramp_image *im)
+static void multi_put_image(struct multi_image_puts *b, struct bpf_tramp_image *im)
 {
 	if (b && b->ims && !WARN_ON_ONCE(b->n >= b->cap))
 		b->ims[b->n++] = im;
@@ -793,26 +857,23 @@ static void multi_image_put(struct multi_image_puts *b, struct bpf_tramp_image *
 }
 
 /* Free @s; its image, if @used, goes to @puts (NULL: now); no image: s->im NULL. */
-static void shared_free(struct bpf_tramp_shared *s, bool used, struct multi_image_puts *puts)
+static void tramp_shared_free(struct bpf_tramp_shared *s, bool used, struct multi_image_puts *puts)
 {
 	list_del(&s->list);
 	hash_del(&s->hnode);
 	if (used)
-		multi_image_put(puts, s->im);
+		multi_put_image(puts, s->im);
 	else if (s->im)
 		bpf_tramp_image_free(s->im);
 	kfree(s->links);
 	kfree(s);
 }
 
-/* Functions with multi links and their own image, for debugfs. */
-static LIST_HEAD(tramp_own_list);
-
 /*
  * Record @p's new route once ftrace switched to it; the image left goes to
  * @puts. ftrace frees the ops the change unregistered.
  */
-static void plan_commit(struct multi_plan *p, struct multi_image_puts *puts)
+static void multi_plan_commit(struct multi_plan *p, struct multi_image_puts *puts)
 {
 	struct bpf_trampoline *tr = p->tr;
 	bool unregistered = tr->cur_image && !p->own_modify;
@@ -827,7 +888,7 @@ static void plan_commit(struct multi_plan *p, struct multi_image_puts *puts)
 		p->next->nr_funcs++;
 	}
 	if (tr->cur_image)
-		multi_image_put(puts, tr->cur_image);
+		multi_put_image(puts, tr->cur_image);
 	tr->cur_image = p->own_im;
 	if (p->fresh_fops) {
 		/* tr->fops was unregistered: ftrace frees it */
@@ -837,7 +898,7 @@ static void plan_commit(struct multi_plan *p, struct multi_image_puts *puts)
 	if (p->own_ops) {
 		/* tr->fops was unregistered (ftrace frees it) or never registered */
 		if (!unregistered)
-			free_ops(tr->fops);
+			multi_ops_free(tr->fops);
 		tr->fops = p->own_ops;
 		tr->func.ftrace_managed = true;
 	}
@@ -849,25 +910,25 @@ static void plan_commit(struct multi_plan *p, struct multi_image_puts *puts)
 	}
 }
 
-/* Point tr->fops of each own_modify plan at its new image (@undo: back). */
-static int plans_modify(struct multi_plan *plans, u32 nr, bool undo, bool lock_direct_mutex)
+/* Point tr->fops of each own_modify plan of @r at its new image (@undo: back). */
+static int multi_reroute_modify(struct multi_reroute *r, bool undo)
 {
 	u32 i;
 	int err;
 
-	for (i = 0; i < nr; i++) {
-		struct multi_plan *p = &plans[i];
+	for (i = 0; i < r->nr; i++) {
+		struct multi_plan *p = &r->plans[i];
 		void *addr;
 
 		if (!p->own_modify || p->own_live != undo)
 			continue;
 		addr = undo ? p->tr->cur_image->image : p->own_im->image;
-		WRITE_ONCE(modifying_tr, p->tr);
-		if (lock_direct_mutex)
+		r->modifying = p->tr;
+		if (r->lock_direct_mutex)
 			err = modify_ftrace_direct(p->tr->fops, (unsigned long)addr);
 		else
 			err = modify_ftrace_direct_nolock(p->tr->fops, (unsigned long)addr);
-		WRITE_ONCE(modifying_tr, NULL);
+		r->modifying = NULL;
 		if (err)
 			return err;
 		p->own_live = !undo;
@@ -876,132 +937,137 @@ static int plans_modify(struct multi_plan *plans, u32 nr, bool undo, bool lock_d
 }
 
 /*
- * After a failed reroute of @plans, rolled back: the images it published
- * (own images and fresh shared ones) are no longer reachable, but a CPU
- * may be in one, even from the idle loop, on its way to a program that
- * may go once the attach fails. Jump over their fexit programs first (a
- * task may return into one from the function); the holder of
- * tramp_multi_mutex waits as ftrace_shutdown() does once it has released
- * it (multi_unlock()), and the images, which go into @b (abandon_put()),
- * are put after the rude grace period of that wait. An IPMODIFY callback
- * (ftrace's ops_func, with direct_mutex held) lets no program go and
- * does not wait: a work item puts the images (see __multi_reroute()). A
+ * After a failed reroute, rolled back: the images @r published (own images
+ * and fresh shared ones) are no longer reachable, but a CPU may be in one,
+ * even from the idle loop, on its way to a program that may go once the
+ * attach fails. Jump over their fexit programs first (a task may return
+ * into one from the function); the holder of tramp_multi_mutex waits as
+ * ftrace_shutdown() does once it has released it (r->abandoned), and the
+ * images, which go into r->batch (multi_reroute_abandon_put()), are put
+ * after the rude grace period of that wait. An IPMODIFY callback
+ * (ftrace's ops_func, with direct_mutex held) lets no program go and does
+ * not wait: a work item puts the images (see multi_reroute_abandon()). A
  * sleepable program may sleep in one and read its link after: not waited
  * for there (a syscall program may be attaching, inside
  * rcu_read_lock_trace()); the failed link is freed after that grace
  * period instead (free_trace).
  */
-static void multi_abandon(struct multi_plan *plans, u32 nr, struct multi_put_batch *b)
+static void multi_reroute_skip_published(struct multi_reroute *r)
 {
 	struct bpf_tramp_shared *s;
 	u32 i;
 
-	for (i = 0; i < nr; i++) {
-		if (plans[i].own_im && !plans[i].own_live)
-			bpf_tramp_images_skip(&plans[i].own_im, 1);
+	for (i = 0; i < r->nr; i++) {
+		if (r->plans[i].own_im && !r->plans[i].own_live)
+			bpf_tramp_images_skip(&r->plans[i].own_im, 1);
 	}
-	list_for_each_entry(s, &tramp_touched_list, touched_node) {
+	list_for_each_entry(s, &r->touched, touched_node) {
 		if (s->fresh)
 			bpf_tramp_images_skip(&s->im, 1);
 	}
-	b->n = 0;
+	r->batch->n = 0;
 }
 
-/* Put @im, skipped by multi_abandon(), with the batch @b. */
-static void abandon_put(struct multi_put_batch *b, struct bpf_tramp_image *im)
+/* Put @im, skipped by multi_reroute_skip_published(), with the batch @b. */
+static void multi_reroute_abandon_put(struct multi_put_batch *b, struct bpf_tramp_image *im)
 {
 	b->ims[b->n++] = im;
 }
 
-/*
- * Route each function of @plans (sorted by address) where its programs and
- * multi links say: its own image, a shared one, or nowhere. One
- * ftrace_direct_replace() switches them all, or on error none.
- */
-static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mutex)
+/* Plan: where each function of @r goes, and which images that touches. */
+static int multi_reroute_plan(struct multi_reroute *r)
 {
-	struct ftrace_direct_change c = {};
-	struct multi_image_puts puts = {};
-	struct multi_put_batch *batch = NULL;
-	struct ftrace_ops **ops = NULL;
-	struct bpf_tramp_shared *s, *tmp;
-	u32 i, ntouched = 0;
-	bool published = false;
-	int err = 0, ipmodify = -1;
+	u32 i;
+	int err = 0;
 
-	lockdep_assert_held(&tramp_multi_mutex);
-	for (i = 0; i < nr && !err; i++) {
-		err = plan_one(&plans[i], &ipmodify);
+	for (i = 0; i < r->nr && !err; i++) {
+		err = multi_plan_one(r, &r->plans[i]);
 		cond_resched();
 	}
 	if (err)
-		goto out_plan;
-
-	for (i = 0; i < nr; i++) {
-		struct multi_plan *p = &plans[i];
+		return err;
+	for (i = 0; i < r->nr; i++) {
+		struct multi_plan *p = &r->plans[i];
 
 		if (p->next == p->tr->shared)
 			continue;
-		plan_touch(p->tr->shared, -1);
-		plan_touch(p->next, 1);
+		multi_reroute_touch(r, p->tr->shared, -1);
+		multi_reroute_touch(r, p->next, 1);
 	}
-	ntouched = tramp_touched_cnt;
+	return 0;
+}
 
-	err = -ENOMEM;
-	ops = kvcalloc(2 * (ntouched + nr), sizeof(*ops), GFP_KERNEL);
-	c.mod = kvcalloc(ntouched, sizeof(*c.mod), GFP_KERNEL);
-	if (!ops || (ntouched && !c.mod))
-		goto out_plan;
-	c.add = ops;
-	c.del = c.add + ntouched + nr;
+/*
+ * Allocate what publishing and committing @r's change take, so that
+ * neither allocates: ftrace's ops arrays (the functions' own ops put in),
+ * a fresh tr->fops for each function whose own ops leaves, the batch of
+ * images to put, and the touched images' ips and new ops.
+ */
+static int multi_reroute_alloc(struct multi_reroute *r)
+{
+	struct ftrace_direct_change *c = &r->change;
+	u32 i;
+
+	r->ops = kvcalloc(2 * (r->nr_touched + r->nr), sizeof(*r->ops), GFP_KERNEL);
+	c->mod = kvcalloc(r->nr_touched, sizeof(*c->mod), GFP_KERNEL);
+	if (!r->ops || (r->nr_touched && !c->mod))
+		return -ENOMEM;
+	c->add = r->ops;
+	c->del = c->add + r->nr_touched + r->nr;
 	/*
 	 * ftrace frees the ops that leave after their grace period, and
 	 * nothing waits for it here, under tramp_multi_mutex: a work item
 	 * does, or, in a detach (whose program may be freed once it returns),
-	 * bpf_tramp_multi_wait() once the mutexes are released (c.defer). A
+	 * bpf_tramp_multi_wait() once the mutexes are released (c->defer). A
 	 * function's tr->fops that leaves for a shared image or none may be
 	 * registered again: the function gets a fresh one, and without
 	 * memory for it the reroute fails before anything changed.
 	 */
-	c.release = free_ops;
-	c.defer = multi_deferring ? &multi_deferred_dead : NULL;
-	for (i = 0; i < nr; i++) {
-		struct multi_plan *p = &plans[i];
+	c->release = multi_ops_free;
+	c->defer = r->deferring ? &multi_deferred_dead : NULL;
+	for (i = 0; i < r->nr; i++) {
+		struct multi_plan *p = &r->plans[i];
 
 		if (p->own_ops)
-			c.add[c.nr_add++] = p->own_ops;
+			c->add[c->nr_add++] = p->own_ops;
 		if (!p->tr->cur_image || p->own_modify)
 			continue;
-		c.del[c.nr_del++] = p->tr->fops;
+		c->del[c->nr_del++] = p->tr->fops;
 		if (p->own_ops)
 			continue;
 		p->fresh_fops = kzalloc(sizeof(*p->fresh_fops), GFP_KERNEL);
 		if (!p->fresh_fops)
-			goto out_plan;
+			return -ENOMEM;
 		bpf_tramp_ftrace_ops_init(p->fresh_fops, p->tr);
 	}
 	/*
 	 * The images let go, put together: at most one per plan and one per
 	 * image touched, those left once the change is done or those it
-	 * published if it fails (multi_abandon()). Allocated before either,
-	 * so that neither waits with tramp_multi_mutex held.
+	 * published if it fails (multi_reroute_skip_published()). Allocated
+	 * before either, so that neither waits with tramp_multi_mutex held.
 	 */
-	puts.cap = nr + ntouched;
-	batch = kvmalloc(struct_size(batch, ims, puts.cap), GFP_KERNEL | __GFP_NOWARN);
-	if (!batch)
-		goto out_plan;
-	puts.ims = batch->ims;
-	err = shared_plan_ips(plans, nr);
-	if (err)
-		goto out_plan;
-	list_for_each_entry(s, &tramp_touched_list, touched_node) {
+	r->puts.cap = r->nr + r->nr_touched;
+	r->batch = kvmalloc(struct_size(r->batch, ims, r->puts.cap), GFP_KERNEL | __GFP_NOWARN);
+	if (!r->batch)
+		return -ENOMEM;
+	r->puts.ims = r->batch->ims;
+	return multi_reroute_plan_ips(r);
+}
+
+/* The touched images' part of @r's change: ops added, deleted, changed in place. */
+static void multi_reroute_fill_change(struct multi_reroute *r)
+{
+	struct ftrace_direct_change *c = &r->change;
+	struct bpf_tramp_shared *s;
+
+	list_for_each_entry(s, &r->touched, touched_node) {
 		if (s->new_ops) {
-			c.add[c.nr_add++] = s->new_ops;
+			c->add[c->nr_add++] = s->new_ops;
 		} else if (s->ops && !s->nr_join && s->nr_leave == s->nr_funcs) {
-			c.del[c.nr_del++] = s->ops;
+			c->del[c->nr_del++] = s->ops;
 		} else if (s->ops && (s->nr_join || s->nr_leave)) {
 			/* in place: the functions it keeps are not touched */
-			c.mod[c.nr_mod++] = (struct ftrace_direct_mod) {
+			c->mod[c->nr_mod++] = (struct ftrace_direct_mod) {
 				.ops = s->ops,
 				.take = s->ips,
 				.nr_take = s->nr_join,
@@ -1010,28 +1076,47 @@ static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mu
 			};
 		}
 	}
+}
+
+/*
+ * Publish: switch the functions of @r to their new routes, own_modify ones
+ * first, then all others in one ftrace_direct_replace(). From here a CPU
+ * may enter the new images, even if this fails; on error the functions
+ * are where they were, and the images published are jumped over.
+ */
+static int multi_reroute_publish(struct multi_reroute *r)
+{
+	int err;
 
 	/* ftrace may ask SHARE_IPMODIFY_SELF of these functions from here */
-	inflight_plans = plans;
-	inflight_nr = nr;
+	multi_inflight = r;
 	/* from here a CPU may enter the new images, even if this fails */
-	published = true;
-	err = plans_modify(plans, nr, false, lock_direct_mutex);
-	if (!err && lock_direct_mutex)
-		err = ftrace_direct_replace(&c);
+	r->published = true;
+	err = multi_reroute_modify(r, false);
+	if (!err && r->lock_direct_mutex)
+		err = ftrace_direct_replace(&r->change);
 	else if (!err)
-		err = ftrace_direct_replace_nolock(&c);
+		err = ftrace_direct_replace_nolock(&r->change);
+	/* modify_ftrace_direct() back to images that are still there */
 	if (err)
-		goto out_modify;
-	inflight_plans = NULL;
-	inflight_nr = 0;
+		WARN_ON_ONCE(multi_reroute_modify(r, true));
+	multi_inflight = NULL;
+	if (err)
+		multi_reroute_skip_published(r);
+	return err;
+}
 
-	/* Done: record the new routes, free what is no longer used. */
-	for (i = 0; i < nr; i++) {
-		plan_commit(&plans[i], &puts);
+/* Commit: record the new routes of @r, free what is no longer used. */
+static void multi_reroute_commit(struct multi_reroute *r)
+{
+	struct bpf_tramp_shared *s, *tmp;
+	u32 i;
+
+	for (i = 0; i < r->nr; i++) {
+		multi_plan_commit(&r->plans[i], &r->puts);
 		cond_resched();
 	}
-	list_for_each_entry_safe(s, tmp, &tramp_touched_list, touched_node) {
+	list_for_each_entry_safe(s, tmp, &r->touched, touched_node) {
 		list_del(&s->touched_node);
 		if (s->new_ops || !s->nr_funcs) {
 			/* an ops here left in c.del, if any: ftrace frees it */
@@ -1039,110 +1124,167 @@ static int __multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mu
 		}
 		s->new_ops = NULL;
 		s->fresh = false;
-		shared_plan_clear(s);
+		tramp_shared_plan_clear(s);
 		if (!s->nr_funcs)
-			shared_free(s, true, &puts);
+			tramp_shared_free(s, true, &r->puts);
 	}
-	if (puts.n) {
-		batch->n = puts.n;
+	if (r->puts.n) {
+		r->batch->n = r->puts.n;
 		/*
 		 * now, as bpf_tramp_image_put(): a program may go after the
 		 * wait. Calls in flight in them run the exit programs of the
 		 * links that stay; a link that goes is jumped over as it goes.
 		 */
-		bpf_tramp_images_retire(batch->ims, puts.n);
-		bpf_tramp_images_dying_add(puts.n);
-		multi_put_batch_queue(batch);
+		bpf_tramp_images_retire(r->batch->ims, r->puts.n);
+		bpf_tramp_images_dying_add(r->puts.n);
+		multi_put_batch_queue(r->batch, r->deferring);
 	} else {
-		kvfree(batch);
+		kvfree(r->batch);
 	}
-	goto out;
+	r->batch = NULL;
+}
 
-out_modify:
-	/* modify_ftrace_direct() back to images that are still there */
-	WARN_ON_ONCE(plans_modify(plans, nr, true, lock_direct_mutex));
-	inflight_plans = NULL;
-	inflight_nr = 0;
-	multi_abandon(plans, nr, batch);
-out_plan:
-	for (i = 0; i < nr; i++) {
-		struct multi_plan *p = &plans[i];
+/* Undo what planning @p built; an image published goes to @r's batch. */
+static void multi_plan_abandon(struct multi_reroute *r, struct multi_plan *p)
+{
+	multi_ops_free(p->own_ops);
+	multi_ops_free(p->fresh_fops);
+	p->fresh_fops = NULL;
+	/* own_live: the undo failed, and it stays reachable (leaked) */
+	if (p->own_im && !p->own_live && r->published)
+		multi_reroute_abandon_put(r->batch, p->own_im);
+	else if (p->own_im && !p->own_live)
+		bpf_tramp_image_free(p->own_im);
+	p->own_ops = NULL;
+	p->own_im = NULL;
+	p->own_modify = false;
+	p->own_live = false;
+	p->next = NULL;
+}
 
-		free_ops(p->own_ops);
-		free_ops(p->fresh_fops);
-		p->fresh_fops = NULL;
-		/* own_live: the undo failed, and it stays reachable (leaked) */
-		if (p->own_im && !p->own_live && published)
-			abandon_put(batch, p->own_im);
-		else if (p->own_im && !p->own_live)
-			bpf_tramp_image_free(p->own_im);
-		p->own_ops = NULL;
-		p->own_im = NULL;
-		p->own_modify = false;
-		p->own_live = false;
-		p->next = NULL;
-	}
-	list_for_each_entry_safe(s, tmp, &tramp_touched_list, touched_node) {
+/*
+ * Abandon: undo what planning and allocating @r built. If it published,
+ * the images it made go with the batch: to the holder's
+ * bpf_tramp_multi_wait() (r->abandoned) or, in an ops_func callback, to
+ * the work item.
+ */
+static void multi_reroute_abandon(struct multi_reroute *r)
+{
+	struct bpf_tramp_shared *s, *tmp;
+	u32 i;
+
+	for (i = 0; i < r->nr; i++)
+		multi_plan_abandon(r, &r->plans[i]);
+	list_for_each_entry_safe(s, tmp, &r->touched, touched_node) {
 		list_del(&s->touched_node);
-		free_ops(s->new_ops);
+		multi_ops_free(s->new_ops);
 		s->new_ops = NULL;
-		shared_plan_clear(s);
-		if (s->fresh && published) {
-			abandon_put(batch, s->im);
+		tramp_shared_plan_clear(s);
+		if (s->fresh && r->published) {
+			multi_reroute_abandon_put(r->batch, s->im);
 			s->im = NULL;
 		}
 		if (s->fresh)
-			shared_free(s, false, NULL);
+			tramp_shared_free(s, false, NULL);
 	}
-	if (published && batch->n && lock_direct_mutex) {
+	if (r->published && r->batch->n && r->lock_direct_mutex) {
 		/* abandoned: put by the holder's bpf_tramp_multi_wait() */
-		bpf_tramp_images_dying_add(batch->n);
-		llist_add(&batch->node, &multi_deferred_puts);
-		multi_abandoned = true;
-	} else if (published && batch->n) {
+		bpf_tramp_images_dying_add(r->batch->n);
+		llist_add(&r->batch->node, &multi_deferred_puts);
+		r->abandoned = true;
+	} else if (r->published && r->batch->n) {
 		/* in an IPMODIFY callback, direct_mutex held: the work item puts them */
-		bpf_tramp_images_dying_add(batch->n);
-		multi_put_batch_queue(batch);
+		bpf_tramp_images_dying_add(r->batch->n);
+		multi_put_batch_queue(r->batch, r->deferring);
 	} else {
-		kvfree(batch);
+		kvfree(r->batch);
 	}
-out:
-	tramp_touched_cnt = 0;
-	kvfree(c.mod);
-	kvfree(ops);
+	r->batch = NULL;
+}
+
+/*
+ * One round of multi_reroute(): route each function of @r where its
+ * programs and multi links say: its own image, a shared one, or nowhere.
+ * One ftrace_direct_replace() switches them all, or on error none.
+ */
+static int multi_reroute_once(struct multi_reroute *r)
+{
+	int err;
+
+	lockdep_assert_held(&tramp_multi_mutex);
+	INIT_LIST_HEAD(&r->touched);
+	r->nr_touched = 0;
+	r->ipmodify = -1;
+	memset(&r->change, 0, sizeof(r->change));
+	r->ops = NULL;
+	memset(&r->puts, 0, sizeof(r->puts));
+	r->batch = NULL;
+	r->published = false;
+	r->flagged = 0;
+
+	err = multi_reroute_plan(r);
+	if (!err)
+		err = multi_reroute_alloc(r);
+	if (!err) {
+		multi_reroute_fill_change(r);
+		err = multi_reroute_publish(r);
+	}
+	if (!err)
+		multi_reroute_commit(r);
+	else
+		multi_reroute_abandon(r);
+	kvfree(r->change.mod);
+	kvfree(r->ops);
 	return err;
 }
 
 /*
- * __multi_reroute(), planned again while ftrace finds another function
- * with an IPMODIFY user (a live patch that came since it was planned).
+ * Route each function of r->plans (sorted by address) where its programs
+ * and multi links say, with r's modes; planned again while ftrace finds
+ * another function with an IPMODIFY user (a live patch that came since it
+ * was planned). Sets r->abandoned if a round had to (multi_reroute_abandon()).
  */
-static int multi_reroute(struct multi_plan *plans, u32 nr, bool lock_direct_mutex)
+static int multi_reroute(struct multi_reroute *r)
 {
-	unsigned long flagged;
 	int err;
 
 	/* each round flags one more function: it ends */
 	do {
-		flagged = self_flagged;
-		err = __multi_reroute(plans, nr, lock_direct_mutex);
-	} while (err == -EAGAIN && self_flagged != flagged);
+		err = multi_reroute_once(r);
+	} while (err == -EAGAIN && r->flagged);
 	return err;
 }
 
-static int multi_link_reroute(struct bpf_tracing_multi_link *link)
+/* multi_reroute() of @tr alone, with @r's modes. */
+static int multi_reroute_tr(struct multi_reroute *r, struct bpf_trampoline *tr)
 {
-	struct multi_plan *plans;
+	struct multi_plan plan = { .tr = tr };
+	int err;
+
+	r->plans = &plan;
+	r->nr = 1;
+	err = multi_reroute(r);
+	r->plans = NULL;
+	r->nr = 0;
+	return err;
+}
+
+/* multi_reroute() of @link's functions, with @r's modes. */
+static int multi_link_reroute(struct bpf_tracing_multi_link *link, struct multi_reroute *r)
+{
 	u32 i;
 	int err;
 
-	plans = kvcalloc(link->cnt, sizeof(*plans), GFP_KERNEL);
-	if (!plans)
+	r->plans = kvcalloc(link->cnt, sizeof(*r->plans), GFP_KERNEL);
+	if (!r->plans)
 		return -ENOMEM;
+	r->nr = link->cnt;
 	for (i = 0; i < link->cnt; i++)
-		plans[i].tr = link->funcs[i].tr;
-	err = multi_reroute(plans, link->cnt, true);
-	kvfree(plans);
+		r->plans[i].tr = link->funcs[i].tr;
+	err = multi_reroute(r);
+	kvfree(r->plans);
+	r->plans = NULL;
+	r->nr = 0;
 	return err;
 }
 
@@ -1151,53 +1293,76 @@ static int multi_link_reroute(struct bpf_tracing_multi_link *link)
  * @tr: the function's trampoline; tramp_multi_mutex and tr->mutex held
  * @lock_direct_mutex: false when called with direct_mutex held (ops_func)
  *
+ * If the reroute fails once a CPU could enter its images, the holder's
+ * bpf_tramp_multi_unlock() waits for them.
+ *
  * Return: 0 or a negative errno; on error the function's route is unchanged.
  */
 int bpf_tramp_multi_update(struct bpf_trampoline *tr, bool lock_direct_mutex)
 {
-	struct multi_plan plan = { .tr = tr };
+	struct multi_reroute r = { .lock_direct_mutex = lock_direct_mutex };
+	int err;
 
 	lockdep_assert_held(&tramp_multi_mutex);
 	lockdep_assert_held(&tr->mutex);
-	return multi_reroute(&plan, 1, lock_direct_mutex);
+	err = multi_reroute_tr(&r, tr);
+	if (r.abandoned)
+		tramp_multi_unlock_waits = true;
+	return err;
 }
 
+/**
+ * bpf_tramp_multi_lock - take tramp_multi_mutex, for a multi-managed function
+ *
+ * See bpf_trampoline_lock(). Release it with bpf_tramp_multi_unlock().
+ */
 void bpf_tramp_multi_lock(void)
 {
 	mutex_lock(&tramp_multi_mutex);
 }
 
-/*
- * Release tramp_multi_mutex. If a reroute of this holder failed once a CPU
- * could enter its images (multi_abandon(); outside IPMODIFY callbacks, see
- * __multi_reroute()), wait as ftrace_shutdown() would have, now that the
- * mutex is free: a failed attach frees its program once this returns. The
- * wait puts the images too.
+/**
+ * bpf_tramp_multi_unlock - release tramp_multi_mutex after an update
+ *
+ * If a reroute of this holder failed once a CPU could enter its images
+ * (multi_reroute_skip_published(); outside IPMODIFY callbacks, see
+ * multi_reroute_abandon()), wait as ftrace_shutdown() would have, now
+ * that the mutex is free: a failed attach frees its program once this
+ * returns. The wait puts the images too.
+ *
+ * Context: tramp_multi_mutex held; may sleep.
  */
-static void multi_unlock(void)
+void bpf_tramp_multi_unlock(void)
 {
-	bool abandoned = multi_abandoned;
+	bool wait = tramp_multi_unlock_waits;
 
-	multi_abandoned = false;
+	lockdep_assert_held(&tramp_multi_mutex);
+	tramp_multi_unlock_waits = false;
 	mutex_unlock(&tramp_multi_mutex);
-	if (abandoned)
+	if (wait)
 		bpf_tramp_multi_wait();
 }
 
-void bpf_tramp_multi_unlock(void)
+/**
+ * bpf_tramp_multi_mutex_unlock - release tramp_multi_mutex, nothing else
+ *
+ * For a holder that rerouted nothing: it found the function no longer
+ * multi-managed, or could not take tr->mutex.
+ */
+void bpf_tramp_multi_mutex_unlock(void)
 {
-	multi_unlock();
+	mutex_unlock(&tramp_multi_mutex);
 }
 
-static int cmp_plan_addr(const void *a, const void *b)
+static int multi_plan_cmp_addr(const void *a, const void *b)
 {
 	const struct multi_plan *x = a, *y = b;
 
-	return cmp_ptr(&x->tr->func.addr, &y->tr->func.addr);
+	return multi_cmp_ptr(&x->tr->func.addr, &y->tr->func.addr);
 }
 
 /* The module of a stale function's address, or NULL (vmlinux). */
-static struct module *stale_module(struct bpf_trampoline *tr)
+static struct module *multi_stale_module(struct bpf_trampoline *tr)
 {
 	struct module *mod;
 
@@ -1211,26 +1376,28 @@ static struct module *stale_module(struct bpf_trampoline *tr)
  * @tr stays routed to an image that jumps over a detached program: keep it,
  * and its module, until multi_tidy() routes it again. Allocates nothing.
  */
-static void stale_add(struct bpf_trampoline *tr)
+static void multi_stale_add(struct bpf_trampoline *tr)
 {
+	lockdep_assert_held(&tramp_multi_mutex);
 	if (tr->multi_stale)
 		return;
 	refcount_inc(&tr->refcnt);	/* the detaching link still holds one */
-	__module_get(stale_module(tr));
+	__module_get(multi_stale_module(tr));
 	tr->multi_stale = true;
 	list_add_tail(&tr->stale_node, &tramp_stale_list);
 	stale_cnt++;
 }
 
-static void stale_del(struct bpf_trampoline *tr)
+static void multi_stale_del(struct bpf_trampoline *tr)
 {
+	lockdep_assert_held(&tramp_multi_mutex);
 	list_del_init(&tr->stale_node);
 	/* it may stop being multi-managed: tr->mutex too */
 	mutex_lock(&tr->mutex);
 	tr->multi_stale = false;
 	mutex_unlock(&tr->mutex);
 	stale_cnt--;
-	module_put(stale_module(tr));
+	module_put(multi_stale_module(tr));
 	/* routed now only if links or programs hold it */
 	bpf_trampoline_put(tr);
 }
@@ -1240,53 +1407,66 @@ static void stale_del(struct bpf_trampoline *tr)
  * over detached programs, and let them go. All in one reroute; if that
  * fails, one function at a time, so that one that cannot move keeps no
  * other. Tried again later, less and less often, while some remain.
+ *
+ * @deferring: the caller, a detach, calls bpf_tramp_multi_wait() once it
+ * has released the mutex (see struct multi_reroute).
+ *
+ * Return: whether a reroute was abandoned (multi_reroute_abandon()): the
+ * caller waits then, once it has released the mutex.
  */
-static void multi_tidy(void)
+static bool multi_tidy(bool deferring)
 {
+	/* it frees more than it takes, whoever runs it: .detaching */
+	struct multi_reroute r = {
+		.lock_direct_mutex = true,
+		.detaching = true,
+		.deferring = deferring,
+	};
 	struct bpf_trampoline *tr, *tmp;
-	struct multi_plan *plans;
-	bool was_detaching = detaching;
 	int err = -ENOMEM;
 	u32 n = 0;
 
 	lockdep_assert_held(&tramp_multi_mutex);
 	if (!stale_cnt)
-		return;
+		return false;
 	if (READ_ONCE(tidy_hold)) {
 		schedule_delayed_work(&multi_tidy_work, HZ / 10);
-		return;
+		return false;
 	}
-	/* it frees more than it takes, whoever runs it */
-	detaching = true;
-	plans = kvcalloc(stale_cnt, sizeof(*plans), GFP_KERNEL);
-	if (plans) {
+	r.plans = kvcalloc(stale_cnt, sizeof(*r.plans), GFP_KERNEL);
+	if (r.plans) {
 		list_for_each_entry(tr, &tramp_stale_list, stale_node)
-			plans[n++].tr = tr;
-		sort(plans, n, sizeof(*plans), cmp_plan_addr, NULL);
-		err = multi_reroute(plans, n, true);
-		kvfree(plans);
+			r.plans[n++].tr = tr;
+		r.nr = n;
+		sort(r.plans, n, sizeof(*r.plans), multi_plan_cmp_addr, NULL);
+		err = multi_reroute(&r);
+		kvfree(r.plans);
+		r.plans = NULL;
 	}
 	list_for_each_entry_safe(tr, tmp, &tramp_stale_list, stale_node) {
-		struct multi_plan plan = { .tr = tr };
-
-		if (!err || !multi_reroute(&plan, 1, true))
-			stale_del(tr);
+		if (!err || !multi_reroute_tr(&r, tr))
+			multi_stale_del(tr);
 		cond_resched();
 	}
-	detaching = was_detaching;
 	if (stale_cnt) {
 		schedule_delayed_work(&multi_tidy_work, tidy_delay);
 		tidy_delay = min(tidy_delay * 2, 60UL * HZ);
 	} else {
 		tidy_delay = HZ / 10;
 	}
+	return r.abandoned;
 }
 
 static void multi_tidy_workfn(struct work_struct *work)
 {
+	bool abandoned;
+
 	mutex_lock(&tramp_multi_mutex);
-	multi_tidy();
-	multi_unlock();
+	abandoned = multi_tidy(false);
+	mutex_unlock(&tramp_multi_mutex);
+	/* as bpf_tramp_multi_unlock() */
+	if (abandoned)
+		bpf_tramp_multi_wait();
 }
 
 /*
@@ -1295,13 +1475,13 @@ static void multi_tidy_workfn(struct work_struct *work)
  * it passed and the end of the program it guards is for the detach's
  * bpf_tramp_multi_wait(), after the mutexes: both callers are detaches.
  */
-static void skip_sync(void)
+static void multi_skip_sync(void)
 {
 	kick_all_cpus_sync();
 }
 
 /* Jump over @link's programs in @s's image; false if it has none. */
-static bool shared_skip_link(struct bpf_tramp_shared *s, struct bpf_tracing_multi_link *link)
+static bool tramp_shared_skip_link(struct bpf_tramp_shared *s, struct bpf_tracing_multi_link *link)
 {
 	u32 i;
 
@@ -1334,17 +1514,17 @@ static void multi_link_skip(struct bpf_tracing_multi_link *link)
 		bool stale;
 
 		if (tr->shared) {
-			shared_skip_link(tr->shared, link);
+			tramp_shared_skip_link(tr->shared, link);
 			stale = tr->shared->dead;
 		} else {
 			stale = tr->cur_image &&
 				bpf_tramp_image_skip_link(tr->cur_image, &link->link);
 		}
 		if (stale)
-			stale_add(tr);
+			multi_stale_add(tr);
 		cond_resched();
 	}
-	skip_sync();
+	multi_skip_sync();
 }
 
 /**
@@ -1360,21 +1540,21 @@ static void multi_link_skip(struct bpf_tracing_multi_link *link)
  */
 int bpf_tramp_multi_unlink(struct bpf_trampoline *tr, struct bpf_tramp_link *link)
 {
+	struct multi_reroute r = {
+		.lock_direct_mutex = true,
+		.detaching = true,
+		.deferring = true,
+	};
 	int err;
 
 	lockdep_assert_held(&tramp_multi_mutex);
 	lockdep_assert_held(&tr->mutex);
-	detaching = true;
-	multi_deferring = true;
-	err = bpf_tramp_multi_update(tr, true);
-	multi_deferring = false;
-	detaching = false;
-	/* the caller's bpf_tramp_multi_wait() is multi_unlock()'s too */
-	multi_abandoned = false;
+	/* the caller's bpf_tramp_multi_wait() is also r.abandoned's */
+	err = multi_reroute_tr(&r, tr);
 	if (!err || !tr->cur_image || !bpf_tramp_image_skip_link(tr->cur_image, link))
 		return err;
-	skip_sync();
-	stale_add(tr);
+	multi_skip_sync();
+	multi_stale_add(tr);
 	schedule_delayed_work(&multi_tidy_work, 0);
 	return 0;
 }
@@ -1389,9 +1569,10 @@ int bpf_tramp_multi_unlink(struct bpf_trampoline *tr, struct bpf_tramp_link *lin
  * takes all that is queued before its waits start, whichever detach
  * queued it: an item is queued only once nothing reaches it, so the grace
  * periods that follow cover it. It may so free another detach's items,
- * in batches with cond_resched() between them. Also called by
- * multi_unlock() after a failed reroute (multi_abandon()), but not in an
- * IPMODIFY callback, whose images the work item puts.
+ * in batches with cond_resched() between them. Also called after a
+ * failed reroute (multi_reroute_abandon(): bpf_tramp_multi_unlock(), a
+ * failed attach, multi_tidy_workfn()), but not in an IPMODIFY callback,
+ * whose images the work item puts.
  *
  * Context: process context, may sleep; no trampoline mutex held, nor
  * ftrace's direct_mutex.
@@ -1403,60 +1584,71 @@ void bpf_tramp_multi_wait(void)
 
 	synchronize_rcu_tasks_rude();
 	/* as multi_put_workfn(): their grace periods start after the rude one */
-	multi_puts_free(puts);
+	multi_put_batches_free(puts);
 	synchronize_rcu_tasks();
 	ftrace_direct_deferred_free(&dead);
 }
 
 /*
- * Add @link's functions to their trampolines (@add), or take them off
- * after a failed attach. A function becomes multi-managed with its first
- * multi link, and stops being so with its last: under tr->mutex too.
+ * Take the first @cnt functions of @link off their trampolines, after a
+ * failed attach. A function stops being multi-managed with its last multi
+ * link: under tr->mutex too.
  */
-static int multi_link_set(struct bpf_tracing_multi_link *link, bool add, u32 cnt)
+static void multi_link_del(struct bpf_tracing_multi_link *link, u32 cnt)
 {
 	int fsession = link->attach_type == BPF_TRACE_FSESSION_MULTI;
 	u32 i;
-	int j, err = 0;
 
+	lockdep_assert_held(&tramp_multi_mutex);
 	for (i = 0; i < cnt; i++) {
 		struct bpf_tracing_multi_func *f = &link->funcs[i];
 		struct bpf_trampoline *tr = f->tr;
 
 		mutex_lock(&tr->mutex);
-		if (!add) {
-			hlist_del(&f->tr_node);
-			WRITE_ONCE(tr->multi_cnt, tr->multi_cnt - 1);
-			tr->fsession_cnt -= fsession;
-		} else if (tr->extension_prog) {
+		hlist_del(&f->tr_node);
+		tr->multi_cnt--;
+		tr->fsession_cnt -= fsession;
+		mutex_unlock(&tr->mutex);
+		cond_resched();
+	}
+}
+
+/*
+ * Add @link's functions to their trampolines, all or (on error) none. A
+ * function becomes multi-managed with its first multi link: under
+ * tr->mutex too.
+ */
+static int multi_link_add(struct bpf_tracing_multi_link *link)
+{
+	int fsession = link->attach_type == BPF_TRACE_FSESSION_MULTI;
+	u32 i;
+	int err = 0;
+
+	lockdep_assert_held(&tramp_multi_mutex);
+	for (i = 0; i < link->cnt && !err; i++) {
+		struct bpf_tracing_multi_func *f = &link->funcs[i];
+		struct bpf_trampoline *tr = f->tr;
+
+		mutex_lock(&tr->mutex);
+		if (tr->extension_prog) {
 			err = -EBUSY;
-		} else if (tr_ordinary_cnt(tr) + tr->multi_cnt + tr->fsession_cnt + fsession >=
-			   BPF_MAX_TRAMP_LINKS) {
+		} else if (multi_tr_ordinary_cnt(tr) + tr->multi_cnt + tr->fsession_cnt +
+			   fsession >= BPF_MAX_TRAMP_LINKS) {
 			/* an fsession link runs twice: it counts twice */
 			err = -E2BIG;
 		} else {
 			if (!tr->ftrace_loc)	/* func.addr is set: see multi_tr_known() */
 				smp_store_release(&tr->ftrace_loc, f->addr + f->loc_off);
 			hlist_add_head(&f->tr_node, &tr->multi_links);
-			WRITE_ONCE(tr->multi_cnt, tr->multi_cnt + 1);
+			tr->multi_cnt++;
 			tr->fsession_cnt += fsession;
 		}
 		mutex_unlock(&tr->mutex);
-		if (err)
-			break;
-		cond_resched();
+		if (!err)
+			cond_resched();
 	}
-	if (err) {
-		for (j = i - 1; j >= 0; j--) {
-			struct bpf_trampoline *tr = link->funcs[j].tr;
-
-			mutex_lock(&tr->mutex);
-			hlist_del(&link->funcs[j].tr_node);
-			WRITE_ONCE(tr->multi_cnt, tr->multi_cnt - 1);
-			tr->fsession_cnt -= fsession;
-			mutex_unlock(&tr->mutex);
-		}
-	}
+	if (err)
+		multi_link_del(link, i - 1);
 	return err;
 }
 
@@ -1498,7 +1690,7 @@ static void multi_link_unhold(struct bpf_tracing_multi_link *link)
 		struct bpf_trampoline *tr = link->funcs[i].tr;
 
 		mutex_lock(&tr->mutex);
-		WRITE_ONCE(tr->multi_cnt, tr->multi_cnt - 1);
+		tr->multi_cnt--;
 		mutex_unlock(&tr->mutex);
 		cond_resched();
 	}
@@ -1522,23 +1714,23 @@ static void bpf_tracing_multi_link_release(struct bpf_link *l)
 {
 	struct bpf_tracing_multi_link *link =
 		container_of(l, struct bpf_tracing_multi_link, link.link);
+	struct multi_reroute r = {
+		.lock_direct_mutex = true,
+		.detaching = true,
+		.deferring = true,
+	};
 
 	mutex_lock(&tramp_multi_mutex);
 	multi_link_unlist(link);
-	detaching = true;
-	multi_deferring = true;
 	/* without memory, the link's programs are jumped over in place */
-	if (multi_link_reroute(link))
+	if (multi_link_reroute(link, &r))
 		multi_link_skip(link);
 	/* and in the images put that calls in flight still return into */
 	bpf_tramp_dying_skip_link(&link->link);
-	detaching = false;
-	multi_tidy();
+	multi_tidy(true);
 	multi_link_unhold(link);
-	multi_deferring = false;
-	/* its wait below is multi_unlock()'s too */
-	multi_abandoned = false;
 	mutex_unlock(&tramp_multi_mutex);
+	/* also the wait of the reroutes abandoned (r.abandoned, multi_tidy()) */
 	bpf_tramp_multi_wait();
 	multi_link_put_trampolines(link);
 }
@@ -1579,7 +1771,7 @@ static void bpf_tracing_multi_link_show_fdinfo(const struct bpf_link *l,
 		   link->attach_type, link->cnt);
 }
 
-static int cmp_by_id(const void *a, const void *b, const void *priv)
+static int multi_link_cmp_id(const void *a, const void *b, const void *priv)
 {
 	const struct bpf_tracing_multi_func *funcs = priv;
 	u32 x = funcs[*(const u32 *)a].btf_id, y = funcs[*(const u32 *)b].btf_id;
@@ -1623,7 +1815,7 @@ static int bpf_tracing_multi_link_fill_link_info(const struct bpf_link *l,
 		return -ENOMEM;
 	for (i = 0; i < link->cnt; i++)
 		by_id[i] = i;
-	sort_r(by_id, link->cnt, sizeof(*by_id), cmp_by_id, NULL, link->funcs);
+	sort_r(by_id, link->cnt, sizeof(*by_id), multi_link_cmp_id, NULL, link->funcs);
 	for (i = 0; i < ucount; i++) {
 		const struct bpf_tracing_multi_func *f = &link->funcs[by_id[i]];
 
@@ -1819,6 +2011,90 @@ static struct bpf_trampoline *multi_tr_known(u64 key)
 }
 
 /*
+ * The ftrace location of the function a search of kallsyms found at
+ * @addr (@sym NULL: a module's), or 0 if it has none a trampoline can take.
+ */
+static unsigned long multi_link_ftrace_loc(struct bpf_tracing_multi_link *link,
+					   const struct multi_sym *sym, unsigned long addr)
+{
+	unsigned long loc;
+
+	/* which of the functions of that name would be traced? */
+	if (!btf_is_module(link->btf) && (!sym || sym->cnt != 1))
+		return 0;
+	/* ftrace_location(), without searching kallsyms again */
+	if (sym && sym->end)
+		loc = ftrace_location_range(sym->addr, sym->end - 1);
+	else
+		loc = ftrace_location(addr);
+	/* multi_tr_ret_off() must fit in a u8 */
+	if (!loc || loc - addr > U8_MAX - MCOUNT_INSN_SIZE)
+		return 0;
+	return loc;
+}
+
+/*
+ * Resolve and check @id, the @i-th of the ids given, take its function's
+ * trampoline, into its place in link->funcs: its rank in the walk of
+ * kallsyms (@ms), else @i.
+ */
+static int multi_link_resolve_one(struct bpf_tracing_multi_link *link, struct bpf_prog *prog,
+				  const struct multi_syms *ms, u32 i, u32 id, u64 cookie)
+{
+	u64 key = bpf_trampoline_compute_key(NULL, link->btf, id);
+	struct bpf_tracing_multi_func *f = &link->funcs[i];
+	struct bpf_attach_target_info tgt_info = {};
+	struct multi_sym *sym = NULL, one;
+	struct bpf_trampoline *tr = NULL;
+	unsigned long loc;
+	int err;
+
+	/* the walk placed it already: it goes by rank */
+	if (!ms->syms)
+		tr = multi_tr_known(key);
+	if (tr)
+		tgt_info.tgt_addr = (unsigned long)tr->func.addr;
+	else if (ms->syms && ms->of[i] != U32_MAX)
+		sym = &ms->syms[ms->of[i]];
+	else if (!ms->syms && !btf_is_module(link->btf) && multi_sym_one(&one, link->btf, id))
+		sym = &one;
+	/* the function of that name, not data of the same name */
+	if (sym && sym->cnt == 1)
+		tgt_info.tgt_addr = sym->addr;
+	err = bpf_check_multi_attach_target(NULL, prog, link->btf, id, &tgt_info);
+	if (err) {
+		bpf_trampoline_put(tr);
+		return err;
+	}
+	module_put(tgt_info.tgt_mod);	/* the link holds link->mod */
+	if (tr) {
+		loc = tr->ftrace_loc;
+	} else {
+		loc = multi_link_ftrace_loc(link, sym, tgt_info.tgt_addr);
+		if (!loc)
+			return -EINVAL;
+	}
+	if (ms->syms) {
+		/* its place by address; taken: the id came twice */
+		f = &link->funcs[sym->rank];
+		if (f->tr)
+			return -EINVAL;
+	}
+	f->addr = tgt_info.tgt_addr;
+	f->loc_off = loc - f->addr;
+	f->btf_id = id;
+	f->cookie = cookie;
+	f->link = link;
+	f->tr = tr ?: bpf_trampoline_get(key, &tgt_info);
+	if (!f->tr)
+		return -ENOMEM;
+	/* a trampoline an ordinary program took for data of that name */
+	if (f->tr->func.addr != (void *)f->addr)
+		return -EINVAL;
+	return 0;
+}
+
+/*
  * Resolve and check ids[], take each function's trampoline, into
  * link->funcs sorted by address. Found by one walk of kallsyms, a function
  * goes straight to its place (its rank in the walk), else the functions are
@@ -1828,89 +2104,27 @@ static struct bpf_trampoline *multi_tr_known(u64 key)
 static int multi_link_resolve(struct bpf_tracing_multi_link *link, struct bpf_prog *prog,
 			      u32 *ids, u64 *cookies)
 {
-	struct bpf_attach_target_info tgt_info;
 	bool sorted = true;
 	struct multi_syms ms;
-	unsigned long loc;
 	u32 i;
-	int err;
+	int err = 0;
 
 	multi_syms_lookup(&ms, link->btf, ids, link->cnt);
-	for (i = 0; i < link->cnt; i++) {
-		struct bpf_tracing_multi_func *f = &link->funcs[i];
-		u64 key = bpf_trampoline_compute_key(NULL, link->btf, ids[i]);
-		struct multi_sym *sym = NULL, one;
-		struct bpf_trampoline *tr = NULL;
-
-		memset(&tgt_info, 0, sizeof(tgt_info));
-		/* the walk placed it already: it goes by rank */
-		if (!ms.syms)
-			tr = multi_tr_known(key);
-		if (tr)
-			tgt_info.tgt_addr = (unsigned long)tr->func.addr;
-		else if (ms.syms && ms.of[i] != U32_MAX)
-			sym = &ms.syms[ms.of[i]];
-		else if (!ms.syms && !btf_is_module(link->btf) &&
-			 multi_sym_one(&one, link->btf, ids[i]))
-			sym = &one;
-		/* the function of that name, not data of the same name */
-		if (sym && sym->cnt == 1)
-			tgt_info.tgt_addr = sym->addr;
-		err = bpf_check_multi_attach_target(NULL, prog, link->btf, ids[i], &tgt_info);
-		if (err) {
-			bpf_trampoline_put(tr);
-			goto out;
-		}
-		module_put(tgt_info.tgt_mod);	/* the link holds link->mod */
-		err = -EINVAL;
-		if (tr) {
-			loc = tr->ftrace_loc;
-		} else {
-			/* which of the functions of that name would be traced? */
-			if (!btf_is_module(link->btf) && (!sym || sym->cnt != 1))
-				goto out;
-			/* ftrace_location(), without searching kallsyms again */
-			if (sym && sym->end)
-				loc = ftrace_location_range(sym->addr, sym->end - 1);
-			else
-				loc = ftrace_location(tgt_info.tgt_addr);
-			/* tr_ret_off() must fit in a u8 */
-			if (!loc || loc - tgt_info.tgt_addr > U8_MAX - MCOUNT_INSN_SIZE)
-				goto out;
-		}
-		if (ms.syms) {
-			/* its place by address; taken: the id came twice */
-			f = &link->funcs[sym->rank];
-			if (f->tr)
-				goto out;
-		}
-		f->addr = tgt_info.tgt_addr;
-		f->loc_off = loc - f->addr;
-		f->btf_id = ids[i];
-		f->cookie = cookies ? cookies[i] : 0;
-		f->link = link;
-		f->tr = tr ?: bpf_trampoline_get(key, &tgt_info);
-		err = -ENOMEM;
-		if (!f->tr)
-			goto out;
-		/* a trampoline an ordinary program took for data of that name */
-		err = -EINVAL;
-		if (f->tr->func.addr != (void *)f->addr)
-			goto out;
+	for (i = 0; i < link->cnt && !err; i++) {
+		err = multi_link_resolve_one(link, prog, &ms, i, ids[i], cookies ? cookies[i] : 0);
 		cond_resched();
 	}
 	multi_syms_free(&ms);
+	if (err)
+		return err;
 	for (i = 1; i < link->cnt && sorted; i++)
 		sorted = link->funcs[i].addr >= link->funcs[i - 1].addr;
 	if (!sorted)
-		sort(link->funcs, link->cnt, sizeof(*link->funcs), cmp_func_addr, NULL);
+		sort(link->funcs, link->cnt, sizeof(*link->funcs), multi_link_cmp_addr, NULL);
 	for (i = 1; i < link->cnt; i++)
 		if (link->funcs[i].addr == link->funcs[i - 1].addr)
 			return -EINVAL;
 	return 0;
-out:
-	multi_syms_free(&ms);
-	return err;
 }
 
 /*
@@ -1940,6 +2154,128 @@ static int multi_link_arg_btf(struct bpf_tracing_multi_link *link, const struct 
 	return 0;
 }
 
+/* link_create.tracing_multi as this kernel takes it. */
+static int multi_link_check_attr(const union bpf_attr *attr)
+{
+	u32 cnt = attr->link_create.tracing_multi.cnt;
+
+	if (!bpf_jit_supports_shared_trampoline())
+		return -EOPNOTSUPP;
+	if (attr->link_create.flags || !cnt || !attr->link_create.tracing_multi.ids)
+		return -EINVAL;
+	/* the tail padding after cnt, for a field to come */
+	if (memchr_inv(&attr->link_create.tracing_multi.cnt + 1, 0,
+		       sizeof(attr->link_create.tracing_multi) -
+		       offsetofend(typeof(attr->link_create.tracing_multi), cnt)))
+		return -EINVAL;
+	if (cnt > BPF_TRACING_MULTI_MAX_CNT)
+		return -E2BIG;
+	return 0;
+}
+
+/* The BTF of the ids, with a reference. */
+static struct btf *multi_link_btf(const union bpf_attr *attr, struct bpf_prog *prog)
+{
+	struct btf *btf;
+
+	if (attr->link_create.target_fd) {
+		btf = btf_get_by_fd(attr->link_create.target_fd);
+		if (IS_ERR(btf))
+			return btf;
+		if (!btf_is_kernel(btf)) {
+			btf_put(btf);
+			return ERR_PTR(-EINVAL);
+		}
+	} else if (prog->aux->attach_btf) {
+		/* as upstream: the BTF the program was loaded for */
+		btf = prog->aux->attach_btf;
+		btf_get(btf);
+	} else {
+		btf = bpf_get_btf_vmlinux();
+		if (IS_ERR_OR_NULL(btf))
+			return btf ?: ERR_PTR(-EINVAL);
+		btf_get(btf);
+	}
+	return btf;
+}
+
+/*
+ * The link of @prog for the ids of @attr, its functions not resolved yet,
+ * and the ids and cookies copied in (@ids, @cookies: the caller frees
+ * them). On error, nothing is left to free.
+ */
+static struct bpf_tracing_multi_link *
+multi_link_create(const union bpf_attr *attr, struct bpf_prog *prog, u32 **ids, u64 **cookies)
+{
+	u32 cnt = attr->link_create.tracing_multi.cnt;
+	void __user *uids = u64_to_user_ptr(attr->link_create.tracing_multi.ids);
+	void __user *ucookies = u64_to_user_ptr(attr->link_create.tracing_multi.cookies);
+	struct bpf_tracing_multi_link *link;
+	struct btf *btf;
+	int err = -ENOMEM;
+
+	btf = multi_link_btf(attr, prog);
+	if (IS_ERR(btf))
+		return ERR_CAST(btf);
+	link = kzalloc(sizeof(*link), GFP_KERNEL | __GFP_ACCOUNT);
+	*ids = kvmalloc_array(cnt, sizeof(**ids), GFP_KERNEL | __GFP_ACCOUNT);
+	*cookies = NULL;
+	if (ucookies)
+		*cookies = kvmalloc_array(cnt, sizeof(**cookies), GFP_KERNEL | __GFP_ACCOUNT);
+	if (!link || !*ids || (ucookies && !*cookies))
+		goto out_free;
+	link->funcs = kvcalloc(cnt, sizeof(*link->funcs), GFP_KERNEL | __GFP_ACCOUNT);
+	if (!link->funcs)
+		goto out_free;
+	link->btf = btf;
+	link->attach_type = prog->expected_attach_type;
+	link->cnt = cnt;
+	err = -EFAULT;
+	if (copy_from_user(*ids, uids, cnt * sizeof(**ids)) ||
+	    (*cookies && copy_from_user(*cookies, ucookies, cnt * sizeof(**cookies))))
+		goto out_free;
+	if (btf_is_module(btf)) {
+		link->mod = btf_try_get_module(btf);
+		err = -ENOENT;
+		if (!link->mod)
+			goto out_free;
+	}
+	bpf_link_init(&link->link.link, BPF_LINK_TYPE_TRACING_MULTI,
+		      &bpf_tracing_multi_link_lops, prog);
+	if (bpf_prog_may_read_func_ip(prog))
+		link->link.cookie = (u64)(unsigned long)link;
+	return link;
+
+out_free:
+	if (link)
+		kvfree(link->funcs);
+	kfree(link);
+	kvfree(*ids);
+	kvfree(*cookies);
+	btf_put(btf);
+	return ERR_PTR(err);
+}
+
+/* Add @link to its functions and route them: it runs once this returns 0. */
+static int multi_link_attach_funcs(struct bpf_tracing_multi_link *link)
+{
+	struct multi_reroute r = { .lock_direct_mutex = true };
+	int err;
+
+	mutex_lock(&tramp_multi_mutex);
+	err = multi_link_add(link);
+	if (!err) {
+		err = multi_link_reroute(link, &r);
+		if (err)
+			multi_link_del(link, link->cnt);
+	}
+	mutex_unlock(&tramp_multi_mutex);
+	/* as bpf_tramp_multi_unlock(): the program may go once this returns */
+	if (r.abandoned)
+		bpf_tramp_multi_wait();
+	return err;
+}
+
 /**
  * bpf_tracing_multi_link_attach - BPF_LINK_CREATE for fentry/fexit/fmod_ret.multi
  * @attr: link_create.tracing_multi: ids, cookies, cnt; target_fd: BTF object
@@ -1956,116 +2292,45 @@ static int multi_link_arg_btf(struct bpf_tracing_multi_link *link, const struct 
  */
 int bpf_tracing_multi_link_attach(const union bpf_attr *attr, struct bpf_prog *prog)
 {
-	u32 cnt = attr->link_create.tracing_multi.cnt;
-	void __user *uids = u64_to_user_ptr(attr->link_create.tracing_multi.ids);
-	void __user *ucookies = u64_to_user_ptr(attr->link_create.tracing_multi.cookies);
-	struct bpf_tracing_multi_link *link = NULL;
-	struct bpf_link_primer primer;
-	u64 *cookies = NULL;
-	u32 *ids = NULL;
-	struct btf *btf;
+	struct bpf_tracing_multi_link *link;
+	struct bpf_link_primer primer = {};
+	u64 *cookies;
+	u32 *ids;
 	int err;
 
-	if (!bpf_jit_supports_shared_trampoline())
-		return -EOPNOTSUPP;
-	if (attr->link_create.flags || !cnt || !uids)
-		return -EINVAL;
-	/* the tail padding after cnt, for a field to come */
-	if (memchr_inv(&attr->link_create.tracing_multi.cnt + 1, 0,
-		       sizeof(attr->link_create.tracing_multi) -
-		       offsetofend(typeof(attr->link_create.tracing_multi), cnt)))
-		return -EINVAL;
-	if (cnt > BPF_TRACING_MULTI_MAX_CNT)
-		return -E2BIG;
-
-	if (attr->link_create.target_fd) {
-		btf = btf_get_by_fd(attr->link_create.target_fd);
-		if (IS_ERR(btf))
-			return PTR_ERR(btf);
-		if (!btf_is_kernel(btf)) {
-			btf_put(btf);
-			return -EINVAL;
-		}
-	} else if (prog->aux->attach_btf) {
-		/* as upstream: the BTF the program was loaded for */
-		btf = prog->aux->attach_btf;
-		btf_get(btf);
-	} else {
-		btf = bpf_get_btf_vmlinux();
-		if (IS_ERR_OR_NULL(btf))
-			return btf ? PTR_ERR(btf) : -EINVAL;
-		btf_get(btf);
-	}
-
-	err = -ENOMEM;
-	link = kzalloc(sizeof(*link), GFP_KERNEL | __GFP_ACCOUNT);
-	ids = kvmalloc_array(cnt, sizeof(*ids), GFP_KERNEL | __GFP_ACCOUNT);
-	if (ucookies)
-		cookies = kvmalloc_array(cnt, sizeof(*cookies), GFP_KERNEL | __GFP_ACCOUNT);
-	if (!link || !ids || (ucookies && !cookies))
-		goto out_btf;
-	link->funcs = kvcalloc(cnt, sizeof(*link->funcs), GFP_KERNEL | __GFP_ACCOUNT);
-	if (!link->funcs)
-		goto out_btf;
-	link->btf = btf;
-	link->attach_type = prog->expected_attach_type;
-	link->cnt = cnt;
-	err = -EFAULT;
-	if (copy_from_user(ids, uids, cnt * sizeof(*ids)) ||
-	    (cookies && copy_from_user(cookies, ucookies, cnt * sizeof(*cookies))))
-		goto out_btf;
-	if (btf_is_module(btf)) {
-		link->mod = btf_try_get_module(btf);
-		err = -ENOENT;
-		if (!link->mod)
-			goto out_btf;
-	}
-
-	bpf_link_init(&link->link.link, BPF_LINK_TYPE_TRACING_MULTI,
-		      &bpf_tracing_multi_link_lops, prog);
-	if (bpf_prog_may_read_func_ip(prog))
-		link->link.cookie = (u64)(unsigned long)link;
-	err = multi_link_resolve(link, prog, ids, cookies);
-	if (!err)
-		err = multi_link_arg_btf(link, prog);
+	err = multi_link_check_attr(attr);
 	if (err)
-		goto out_link;
+		return err;
+	link = multi_link_create(attr, prog, &ids, &cookies);
+	if (IS_ERR(link))
+		return PTR_ERR(link);
+	err = multi_link_resolve(link, prog, ids, cookies);
+	if (err)
+		goto out_put;
+	err = multi_link_arg_btf(link, prog);
+	if (err)
+		goto out_put;
 	err = bpf_link_prime(&link->link.link, &primer);
 	if (err)
-		goto out_link;
-
-	mutex_lock(&tramp_multi_mutex);
-	err = multi_link_set(link, true, link->cnt);
-	if (!err) {
-		err = multi_link_reroute(link);
-		if (err)
-			multi_link_set(link, false, link->cnt);
-	}
-	multi_unlock();
+		goto out_put;
+	err = multi_link_attach_funcs(link);
+	if (err)
+		goto out_put;
 	kvfree(ids);
 	kvfree(cookies);
-	if (err) {
-		multi_link_put_trampolines(link);
+	return bpf_link_settle(&primer);
+
+out_put:
+	multi_link_put_trampolines(link);
+	if (primer.file) {
 		/* without its program, bpf_link_free() waits for RCU alone */
 		link->free_trace = prog->sleepable;
 		bpf_link_cleanup(&primer);	/* frees the link */
-		return err;
+	} else {
+		bpf_tracing_multi_link_dealloc(&link->link.link);
 	}
-	return bpf_link_settle(&primer);
-
-out_link:
-	multi_link_put_trampolines(link);
-	bpf_tracing_multi_link_dealloc(&link->link.link);
 	kvfree(ids);
 	kvfree(cookies);
-	return err;
-out_btf:
-	if (link)
-		kvfree(link->funcs);
-	kfree(link);
-	kvfree(ids);
-	kvfree(cookies);
-	btf_put(btf);
 	return err;
 }
 
@@ -2154,7 +2419,8 @@ const struct bpf_func_proto bpf_get_attach_cookie_proto_tracing_multi = {
 };
 
 #ifdef CONFIG_DEBUG_FS
-static void show_links(struct seq_file *m, struct bpf_tracing_multi_link **links, u32 n)
+static void multi_tramps_show_links(struct seq_file *m, struct bpf_tracing_multi_link **links,
+				    u32 n)
 {
 	u32 i;
 
@@ -2180,17 +2446,18 @@ static int multi_tramps_show(struct seq_file *m, void *v)
 	mutex_lock(&tramp_multi_mutex);
 	list_for_each_entry(s, &tramp_shared_list, list) {
 		seq_printf(m, "shared %llu%s args=%u funcs=%u size=%d links=", s->id,
-			   s->dead ? " dead" : "", model_slots(&s->model), s->nr_funcs,
+			   s->dead ? " dead" : "", multi_model_slots(&s->model), s->nr_funcs,
 			   s->im->size);
-		show_links(m, s->links, s->nr_links);
+		multi_tramps_show_links(m, s->links, s->nr_links);
 		list_for_each_entry(tr, &s->funcs, shared_node)
 			seq_printf(m, "\t%ps\n", tr->func.addr);
 	}
 	list_for_each_entry(tr, &tramp_own_list, shared_node) {
 		seq_printf(m, "own%s key=%llu args=%u progs=%d size=%d links=",
-			   tr->multi_stale ? " stale" : "", tr->key, model_slots(&tr->func.model),
-			   tr_ordinary_cnt(tr), tr->cur_image ? tr->cur_image->size : 0);
-		show_links(m, links, tr_links(tr, links));
+			   tr->multi_stale ? " stale" : "", tr->key,
+			   multi_model_slots(&tr->func.model),
+			   multi_tr_ordinary_cnt(tr), tr->cur_image ? tr->cur_image->size : 0);
+		multi_tramps_show_links(m, links, multi_tr_links(tr, links));
 		seq_printf(m, "\t%ps\n", tr->func.addr);
 	}
 	mutex_unlock(&tramp_multi_mutex);
