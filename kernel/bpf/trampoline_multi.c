@@ -683,7 +683,7 @@ static int shared_plan_ips(struct multi_plan *plans, u32 nr)
 		if (!ops)
 			return -ENOMEM;
 		ops->private = s;
-		ops->ops_func = shared_ops_func;
+		ops->ops_func_ip = shared_ops_func;
 		ops->direct_call = (unsigned long)s->im->image;
 		err = ftrace_set_filter_ips(ops, s->ips, s->nr_join, 0, 1);
 		if (err) {
