@@ -458,7 +458,7 @@ static struct bpf_trampoline *shared_find_func(struct bpf_tramp_shared *s, unsig
 }
 
 /*
- * ops_func of a shared image's ops. Its IP comes from the return address,
+ * ops_func_ip of a shared image's ops. Its IP comes from the return address,
  * which an IPMODIFY user changes: a function that gets one leaves for an
  * image of its own (PEER, before the user is registered), and one that has
  * one is not taken (SELF: plan again, see bpf_tramp_multi_share_self()).
