@@ -76,7 +76,7 @@ static void *churn_thread(void *arg)
 	return NULL;
 }
 
-static int write_file(const char *name, const char *val)
+static int instance_write(const char *name, const char *val)
 {
 	char path[256];
 	FILE *f;
@@ -153,11 +153,11 @@ void test_tracing_multi_ftrace_users(void)
 
 	/* the function tracer, on this thread's bpf_fentry_test1 only */
 	snprintf(buf, sizeof(buf), "%d\n", skel->bss->tid);
-	if (!ASSERT_OK(write_file("set_ftrace_filter", "bpf_fentry_test1\n"), "filter") ||
-	    !ASSERT_OK(write_file("set_ftrace_pid", buf), "pid") ||
-	    !ASSERT_OK(write_file("buffer_size_kb", "16384\n"), "buffer size") ||
-	    !ASSERT_OK(write_file("current_tracer", "function\n"), "function tracer") ||
-	    !ASSERT_OK(write_file("tracing_on", "1\n"), "tracing on"))
+	if (!ASSERT_OK(instance_write("set_ftrace_filter", "bpf_fentry_test1\n"), "filter") ||
+	    !ASSERT_OK(instance_write("set_ftrace_pid", buf), "pid") ||
+	    !ASSERT_OK(instance_write("buffer_size_kb", "16384\n"), "buffer size") ||
+	    !ASSERT_OK(instance_write("current_tracer", "function\n"), "function tracer") ||
+	    !ASSERT_OK(instance_write("tracing_on", "1\n"), "tracing on"))
 		goto out;
 
 	kprobe = bpf_program__attach(skel->progs.kprobe_count);
@@ -204,7 +204,7 @@ void test_tracing_multi_ftrace_users(void)
 	ASSERT_OK(churn.err, "churn attach");
 	ASSERT_EQ(churn.rounds, CHURN_ROUNDS, "churn rounds");
 
-	write_file("tracing_on", "0\n");
+	instance_write("tracing_on", "0\n");
 	traced = trace_count();
 	printf("%s: %ld calls, %d rounds: tracer %ld, kprobe %llu, kprobe.multi %lld\n",
 	       __func__, calls, churn.rounds, traced, skel->bss->kprobe_hits,
@@ -228,9 +228,9 @@ out:
 	bpf_link__destroy(stay);
 	bpf_link__destroy(kmulti);
 	bpf_link__destroy(kprobe);
-	write_file("current_tracer", "nop\n");
-	write_file("set_ftrace_pid", "\n");
-	write_file("set_ftrace_filter", "\n");
+	instance_write("current_tracer", "nop\n");
+	instance_write("set_ftrace_pid", "\n");
+	instance_write("set_ftrace_filter", "\n");
 	tracing_multi_ftrace_users__destroy(skel);
 	ASSERT_OK(rmdir(INSTANCE), "rmdir instance");
 }
