@@ -460,7 +460,7 @@ static struct bpf_trampoline *shared_find_func(struct bpf_tramp_shared *s, unsig
 }
 
 /*
- * ops_func of a shared image's ops. Its IP comes from the return address,
+ * ops_func_ip of a shared image's ops. Its IP comes from the return address,
  * which an IPMODIFY user changes: a function that gets one leaves for an
  * image of its own (PEER, before the user is registered), and one that has
  * one is not taken (SELF: plan again, see bpf_tramp_multi_share_self()).
@@ -685,7 +685,7 @@ static int shared_plan_ips(struct multi_plan *plans, u32 nr)
 		if (!ops)
 			return -ENOMEM;
 		ops->private = s;
-		ops->ops_func = shared_ops_func;
+		ops->ops_func_ip = shared_ops_func;
 		ops->direct_call = (unsigned long)s->im->image;
 		err = ftrace_set_filter_ips(ops, s->ips, s->nr_join, 0, 1);
 		if (err) {
