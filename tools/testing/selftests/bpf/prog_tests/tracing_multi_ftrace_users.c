@@ -116,6 +116,7 @@ static long trace_count(void)
 	return ASSERT_EQ(in, written, "trace buffer lost no entry") ? n : -1;
 }
 
+#if defined(__x86_64__)
 /* Whether <debugfs>/kprobes/list shows the kprobe on bpf_fentry_test1 ftrace-based. */
 static bool kprobe_on_ftrace(void)
 {
@@ -131,6 +132,7 @@ static bool kprobe_on_ftrace(void)
 	fclose(f);
 	return ret;
 }
+#endif
 
 void test_tracing_multi_ftrace_users(void)
 {
