@@ -194,8 +194,9 @@ static struct bpf_trampoline *modifying_tr;
 static unsigned long self_flagged;
 
 /*
- * Debug switch, <debugfs>/bpf_multi_tidy_hold: while set, multi_tidy()
- * leaves stale functions where they are, so that tests can look at them.
+ * Debug switch, <debugfs>/bpf_multi_tidy_hold (CONFIG_BPF_TRAMPOLINE_DEBUG):
+ * while set, multi_tidy() leaves stale functions where they are, so that
+ * tests can look at them.
  */
 static bool tidy_hold;
 
@@ -1252,7 +1253,7 @@ static void multi_tidy(void)
 	lockdep_assert_held(&tramp_multi_mutex);
 	if (!stale_cnt)
 		return;
-	if (READ_ONCE(tidy_hold)) {
+	if (IS_ENABLED(CONFIG_BPF_TRAMPOLINE_DEBUG) && READ_ONCE(tidy_hold)) {
 		schedule_delayed_work(&multi_tidy_work, HZ / 10);
 		return;
 	}
@@ -2201,7 +2202,8 @@ DEFINE_SHOW_ATTRIBUTE(multi_tramps);
 static int __init tramp_multi_debugfs_init(void)
 {
 	debugfs_create_file("bpf_multi_trampolines", 0400, NULL, NULL, &multi_tramps_fops);
-	debugfs_create_bool("bpf_multi_tidy_hold", 0600, NULL, &tidy_hold);
+	if (IS_ENABLED(CONFIG_BPF_TRAMPOLINE_DEBUG))
+		debugfs_create_bool("bpf_multi_tidy_hold", 0600, NULL, &tidy_hold);
 	return 0;
 }
 late_initcall(tramp_multi_debugfs_init);
