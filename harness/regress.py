@@ -123,7 +123,9 @@ def job(suite, kernel, arch, out, res):
         print("SH=sh; bash -c true 2>/dev/null && SH=bash")
         print("for tc in $(cat %s); do" % src)
         print("  echo \"REGRESS-START $tc\" >> %s.log" % g)
-        print("  timeout 900 $SH ./ftracetest -l /tmp/ftlogs $tc 2>&1 | tee -a %s.log" % g)
+        # each test's log (its xtrace) kept beside the results
+        print("  timeout 900 $SH ./ftracetest -l %s/ftlogs-%s $tc 2>&1 | tee -a %s.log"
+              % (o, kernel, g))
         print("  echo \"REGRESS-TC $tc $?\" >> %s.log" % g)
         print("done")
         print("echo \"REGRESS-END 0\" >> %s.log" % g)

@@ -262,9 +262,9 @@ static DECLARE_DELAYED_WORK(multi_tidy_work, multi_tidy_workfn);
 static unsigned long tidy_delay = HZ / 10;
 
 /*
- * Debug switch, <debugfs>/bpf_multi_tidy_hold: while set, multi_tidy()
- * leaves stale functions where they are, so that tests can look at them.
- * Read with READ_ONCE(), without the mutex.
+ * Debug switch, <debugfs>/bpf_multi_tidy_hold (CONFIG_BPF_TRAMPOLINE_DEBUG):
+ * while set, multi_tidy() leaves stale functions where they are, so that
+ * tests can look at them. Read with READ_ONCE(), without the mutex.
  */
 static bool tidy_hold;
 
@@ -541,7 +541,7 @@ static struct bpf_trampoline *tramp_shared_find_func(struct bpf_tramp_shared *s,
 }
 
 /*
- * ops_func of a shared image's ops. Its IP comes from the return address,
+ * ops_func_ip of a shared image's ops. Its IP comes from the return address,
  * which an IPMODIFY user changes: a function that gets one leaves for an
  * image of its own (PEER, before the user is registered), and one that has
  * one is not taken (SELF: plan again, see bpf_tramp_multi_share_self()).
@@ -766,7 +766,7 @@ static int multi_reroute_plan_ips(struct multi_reroute *r)
 		if (!ops)
 			return -ENOMEM;
 		ops->private = s;
-		ops->ops_func = shared_ops_func;
+		ops->ops_func_ip = shared_ops_func;
 		ops->direct_call = (unsigned long)s->im->image;
 		err = ftrace_set_filter_ips(ops, s->ips, s->nr_join, 0, 1);
 		if (err) {
@@ -1429,7 +1429,7 @@ static bool multi_tidy(bool deferring)
 	lockdep_assert_held(&tramp_multi_mutex);
 	if (!stale_cnt)
 		return false;
-	if (READ_ONCE(tidy_hold)) {
+	if (IS_ENABLED(CONFIG_BPF_TRAMPOLINE_DEBUG) && READ_ONCE(tidy_hold)) {
 		schedule_delayed_work(&multi_tidy_work, HZ / 10);
 		return false;
 	}
@@ -2468,7 +2468,8 @@ DEFINE_SHOW_ATTRIBUTE(multi_tramps);
 static int __init tramp_multi_debugfs_init(void)
 {
 	debugfs_create_file("bpf_multi_trampolines", 0400, NULL, NULL, &multi_tramps_fops);
-	debugfs_create_bool("bpf_multi_tidy_hold", 0600, NULL, &tidy_hold);
+	if (IS_ENABLED(CONFIG_BPF_TRAMPOLINE_DEBUG))
+		debugfs_create_bool("bpf_multi_tidy_hold", 0600, NULL, &tidy_hold);
 	return 0;
 }
 late_initcall(tramp_multi_debugfs_init);
