@@ -91,14 +91,15 @@ static bool detached(struct locking_ctx *c)
 }
 
 /*
- * CPU 0 spins (8 s at most, unless told to stop): *@started once its thread
- * runs. Return: whether it spins.
+ * CPU 0 spins (15 s at most, unless told to stop: long enough for the
+ * link operations of a loaded emulator, short of RCU's 21 s stall
+ * warning): *@started once its thread runs. Return: whether it spins.
  */
 static bool spin_start(struct locking_ctx *spin, pthread_t *tid, bool *started)
 {
 	int i;
 
-	spin->skel->bss->spin_ns = 8000000000ULL;
+	spin->skel->bss->spin_ns = 15000000000ULL;
 	if (!ASSERT_OK(pthread_create(tid, NULL, spin_thread, spin), "spin thread"))
 		return false;
 	*started = true;
@@ -263,7 +264,7 @@ static void test_no_wait(void)
 	if (!ASSERT_OK(pthread_create(&move_tid, NULL, move_thread, &move), "move thread"))
 		goto out;
 	move_started = true;
-	/* until it is done or CPU 0 stops (after 8 s unless told) */
+	/* until it is done or CPU 0 stops (after 15 s unless told) */
 	do {
 		usleep(10000);
 		moved = __atomic_load_n(&move.done, __ATOMIC_ACQUIRE);
