@@ -25,7 +25,7 @@
 # guest that dies or hangs is booted again for the tests it did not reach
 # (the test it died in counts as failed, "crash"). Each guest prints
 # progress at least once a minute. Last line: "regress ARCH: N regressions".
-# REGRESS_KERNELS="base" or "patched" runs the suites on one kernel only
+# REGRESS_KERNELS="base" or "patched" builds and runs one kernel only
 # (two such runs may go side by side; the report needs both).
 . "$(dirname "$0")/lib.sh"
 arch_vars "${1:?usage: regress.sh ARCH}"
@@ -62,7 +62,7 @@ kernel() {
 # Kernels, their modules installed under <kout>/mods, and the BPF test
 # modules built for each from the base tree's sources.
 MODS="bpf_testmod bpf_test_no_cfi bpf_test_modorder_x bpf_test_modorder_y"
-for k in base patched; do
+for k in ${REGRESS_KERNELS:-base patched}; do
 	kernel $k
 	if [ $k = base ]; then
 		# options only the series defines are left out (kernel.sh)
