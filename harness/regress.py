@@ -302,7 +302,9 @@ def splat_keys(out, suite, kernel):
         for line in open(path):
             if line.startswith("SPLAT "):
                 # the message without addresses, numbers and task names
-                keys.append(re.sub(r"0x[0-9a-f]+|\b\d+\b|\[.*?\]", "", line[6:].strip()))
+                # (and the source tree's path, ../linux-base/ or ../linux/)
+                keys.append(re.sub(r"0x[0-9a-f]+|\b\d+\b|\[.*?\]|\.\./linux[-\w]*/", "",
+                                   line[6:].strip()))
     return keys
 
 
