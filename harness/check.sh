@@ -29,7 +29,7 @@ done
 T0=$(now_s)
 [ -d "$TREE/.git" ] || "$HARNESS/tree.sh"
 log "base: $BASE_PKG $(base_version); arches: ${arches[*]}"
-tot_pass=0; tot_fail=0; tot_skip=0; summary=()
+tot_pass=0; tot_fail=0; tot_skip=0; summary=(); failures=()
 # UAPI numbers and layouts against upstream's header (vendored libbpf).
 if "$HARNESS/uapi-check.sh"; then
 	summary+=("uapi-check: ok")
@@ -82,7 +82,8 @@ for run in "${runs[@]}"; do
 	"$HARNESS/guest.sh" "$KARCH" "check/$ANAME/job.sh" "$out/console.log" || guest_ok=0
 	tg=$(( $(now_s) - t ))
 
-	res=$(python3 "$HARNESS/results.py" "$KARCH" "$out/test_progs.log" "$out/console.log" "$out/dmesg.log" "$out/allow") || true
+	res=$(python3 "$HARNESS/results.py" "$KARCH" "$out/test_progs.log" "$out/console.log" "$out/dmesg.log" "$out/allow" "$out/failures") || true
+	failures+=("$out/failures")
 	printf '%s\n' "$res"
 	line=$(tail -n 1 <<<"$res")
 	p=$(sed -E 's/.*: ([0-9]+) passed.*/\1/' <<<"$line")
@@ -96,5 +97,7 @@ for run in "${runs[@]}"; do
 done
 echo "== make check ($BASE_PKG $(base_version)), $(( $(now_s) - T0 ))s"
 printf '%s\n' "${summary[@]}"
+# what failed, at the end, where the tail of CI's output shows it
+for f in "${failures[@]}"; do if [ -s "$f" ]; then cat "$f"; fi; done
 echo "$tot_pass passed, $tot_fail failed, $tot_skip skipped"
 [ "$tot_fail" -eq 0 ]

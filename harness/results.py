@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""results.py ARCH TEST_PROGS_LOG CONSOLE_LOG [DMESG_LOG [ALLOW_FILE]]
+"""results.py ARCH TEST_PROGS_LOG CONSOLE_LOG [DMESG_LOG [ALLOW_FILE [FAILURES]]]
 
 Reads a test_progs log and the guest's kernel logs. Prints one line per
 test, the kernel splats found, and last a line "ARCH: N passed, N failed,
-N skipped, N splats". Exit status 1 when a test failed, a listed test did
+N skipped, N splats". With FAILURES, writes there the failed subtests and
+assertions. Exit status 1 when a test failed, a listed test did
 not run, or the kernel splatted.
 """
 import os
@@ -54,6 +55,22 @@ def deny_reasons(arch):
     return reasons
 
 
+def write_failures(arch, tlog, path):
+    """Write to @path the failed subtests and assertions of @tlog (at most
+    30 lines): make check prints them after its summary, so that the end
+    of its output says what failed."""
+    out = []
+    if os.path.exists(tlog):
+        with open(tlog, errors="replace") as f:
+            for line in f:
+                line = line.rstrip()
+                if re.match(r"^#\d+(/\d+)?\s+\S+:FAIL", line) or \
+                   re.search(r":FAIL:", line):
+                    out.append(f"  {arch} {line[:200]}")
+    with open(path, "w") as f:
+        f.write("\n".join(out[:30]) + ("\n" if out else ""))
+
+
 def main():
     arch, tlog, clog = sys.argv[1:4]
     dlog = sys.argv[4] if len(sys.argv) > 4 else None
@@ -101,6 +118,8 @@ def main():
                     splats.append(text)
     for s in splats[:40]:
         print(f"  {arch} kernel: {s}")
+    if failed and len(sys.argv) > 6:
+        write_failures(arch, tlog, sys.argv[6])
     print(f"{arch}: {passed} passed, {failed} failed, {skipped} skipped, "
           f"{len(splats)} splats")
     return 1 if failed or splats else 0
