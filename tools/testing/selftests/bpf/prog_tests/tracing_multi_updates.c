@@ -186,6 +186,7 @@ out:
 		pthread_join(detach_tid, NULL);
 	else
 		bpf_link__destroy(detach.link);
+	printf("CPU 0 spun %llu ms\n", (unsigned long long)skel->bss->spun_ns / 1000000);
 	ASSERT_FALSE(skel->bss->timed_out, "spin stopped by the test");
 	tidy_hold(false);
 	bpf_link__destroy(multi);
@@ -283,6 +284,7 @@ out:
 		pthread_join(move_tid, NULL);
 		ASSERT_OK(move.err, "second link");
 	}
+	printf("CPU 0 spun %llu ms\n", (unsigned long long)skel->bss->spun_ns / 1000000);
 	ASSERT_FALSE(skel->bss->timed_out, "spin stopped by the test");
 	if (first && move.link) {
 		/* bpf_fentry_test1..9 run once each: bpf_fentry_test2 runs both */

@@ -12,32 +12,41 @@ char _license[] SEC("license") = "GPL";
 /* set by user space: stop now, or after spin_ns in any case */
 volatile int stop;
 __u64 spin_ns;
-/* 1 while spinning, 2 once done; and why it stopped */
+/* 1 while spinning, 2 once done; and why it stopped, after how long */
 int spinning, timed_out;
+__u64 spun_ns;
 volatile __u64 sink;
 
 /*
- * Runs (BPF_PROG_TEST_RUN) on one CPU until told to stop: the kernel has
- * no preemption here, so that CPU schedules nothing else meanwhile, and an
- * RCU-tasks grace period cannot end before it stops.
+ * Runs (BPF_PROG_TEST_RUN) on one CPU until told to stop, or spin_ns at
+ * most: the kernel has no preemption here, so that CPU schedules nothing
+ * else meanwhile, and an RCU-tasks grace period cannot end before it
+ * stops. Only time or the flag ends it, however fast the CPU: the loops'
+ * bounds (2^50 rounds) are beyond reach.
  */
 SEC("syscall")
 int spin(void *ctx)
 {
 	__u64 t0 = bpf_ktime_get_ns();
-	int i, j;
+	bool done = false;
+	int i, j, k;
 
 	spinning = 1;
-	bpf_for(j, 0, 1 << 20) {
-		bpf_for(i, 0, 1 << 10)
-			sink += i;
-		if (stop)
-			break;
-		if (bpf_ktime_get_ns() - t0 > spin_ns) {
-			timed_out = 1;
-			break;
+	bpf_for(k, 0, 1 << 20) {
+		bpf_for(j, 0, 1 << 20) {
+			bpf_for(i, 0, 1 << 10)
+				sink += i;
+			if (stop)
+				done = true;
+			else if (bpf_ktime_get_ns() - t0 > spin_ns)
+				done = timed_out = 1;
+			if (done)
+				break;
 		}
+		if (done)
+			break;
 	}
+	spun_ns = bpf_ktime_get_ns() - t0;
 	spinning = 2;
 	return 0;
 }
