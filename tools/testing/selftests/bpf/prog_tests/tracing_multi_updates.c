@@ -90,22 +90,53 @@ static bool detached(struct locking_ctx *c)
 	return __atomic_load_n(&c->done, __ATOMIC_ACQUIRE);
 }
 
+#define STALL_TIMEOUT	"/sys/module/rcupdate/parameters/rcu_cpu_stall_timeout"
+/* CPU 0 spins this long at most, unless told to stop ... */
+#define SPIN_SECS	60
+/* ... while RCU warns of a CPU stalled this long (6.12's default is 21 s) */
+#define SPIN_STALL_SECS	90
+
 /*
- * CPU 0 spins (15 s at most, unless told to stop: long enough for the
- * link operations of a loaded emulator, short of RCU's 21 s stall
- * warning): *@started once its thread runs. Return: whether it spins.
+ * CPU 0 spins (SPIN_SECS at most, unless told to stop: long enough for
+ * the link operations of a loaded emulator) after RCU's stall warning is
+ * put off beyond that (@stall: what it was, for spin_stop()); *@started
+ * once its thread runs. Return: whether it spins.
  */
-static bool spin_start(struct locking_ctx *spin, pthread_t *tid, bool *started)
+static bool spin_start(struct locking_ctx *spin, pthread_t *tid, bool *started, long *stall)
 {
+	char val[16];
 	int i;
 
-	spin->skel->bss->spin_ns = 15000000000ULL;
+	*stall = read_long_file(STALL_TIMEOUT);
+	snprintf(val, sizeof(val), "%d", SPIN_STALL_SECS);
+	if (!ASSERT_GT(*stall, 0, "rcu_cpu_stall_timeout") ||
+	    !ASSERT_OK(write_file(STALL_TIMEOUT, val), "put off RCU's stall warning"))
+		return false;
+	/* grace periods that start from here on take it */
+	ASSERT_OK(kern_sync_rcu(), "kern_sync_rcu");
+	spin->skel->bss->spin_ns = SPIN_SECS * 1000000000ULL;
 	if (!ASSERT_OK(pthread_create(tid, NULL, spin_thread, spin), "spin thread"))
 		return false;
 	*started = true;
 	for (i = 0; i < 5000 && !spin->skel->bss->spinning; i++)
 		usleep(1000);
 	return ASSERT_EQ(spin->skel->bss->spinning, 1, "CPU 0 spins");
+}
+
+/* Stop CPU 0's spin, if any; RCU's stall warning as before. */
+static void spin_stop(struct locking_ctx *spin, pthread_t tid, bool started, long stall)
+{
+	char val[16];
+
+	spin->skel->bss->stop = 1;
+	if (started)
+		pthread_join(tid, NULL);
+	printf("CPU 0 spun %llu ms\n", (unsigned long long)spin->skel->bss->spun_ns / 1000000);
+	ASSERT_FALSE(spin->skel->bss->timed_out, "spin stopped by the test");
+	if (stall > 0) {
+		snprintf(val, sizeof(val), "%ld", stall);
+		ASSERT_OK(write_file(STALL_TIMEOUT, val), "RCU's stall warning back");
+	}
 }
 
 static void *detach_thread(void *arg)
@@ -123,6 +154,7 @@ static void test_grace_period(bool beside)
 	struct locking_ctx spin = { .cpu = 0 }, detach = { .cpu = 1 };
 	struct bpf_link *multi = NULL, *ordinary = NULL, *first = NULL;
 	bool spin_started = false, detach_started = false;
+	long stall = 0;
 	bool detached_before_multi, detached_before_ordinary, spun;
 	struct tracing_multi_updates *skel;
 	pthread_t spin_tid, detach_tid;
@@ -156,7 +188,7 @@ static void test_grace_period(bool beside)
 		goto out;
 
 	/* bounded, in case the attaches below wait for the detach */
-	if (!spin_start(&spin, &spin_tid, &spin_started))
+	if (!spin_start(&spin, &spin_tid, &spin_started, &stall))
 		goto out;
 
 	if (!ASSERT_OK(pthread_create(&detach_tid, NULL, detach_thread, &detach), "detach"))
@@ -179,15 +211,11 @@ static void test_grace_period(bool beside)
 	ASSERT_FALSE(detached_before_ordinary, "ordinary attach did not wait for the detach");
 	ASSERT_TRUE(spun, "CPU 0 still spinning after the attaches");
 out:
-	skel->bss->stop = 1;
-	if (spin_started)
-		pthread_join(spin_tid, NULL);
+	spin_stop(&spin, spin_tid, spin_started, stall);
 	if (detach_started)
 		pthread_join(detach_tid, NULL);
 	else
 		bpf_link__destroy(detach.link);
-	printf("CPU 0 spun %llu ms\n", (unsigned long long)skel->bss->spun_ns / 1000000);
-	ASSERT_FALSE(skel->bss->timed_out, "spin stopped by the test");
 	tidy_hold(false);
 	bpf_link__destroy(multi);
 	bpf_link__destroy(ordinary);
@@ -224,6 +252,7 @@ static void test_no_wait(void)
 	LIBBPF_OPTS(bpf_test_run_opts, topts);
 	struct locking_ctx spin = { .cpu = 0 };
 	bool spin_started = false, move_started = false, moved, spun;
+	long stall = 0;
 	struct tracing_multi_updates *skel;
 	struct move_ctx move = {};
 	long dying = -1;
@@ -259,13 +288,13 @@ static void test_no_wait(void)
 	if (!ASSERT_OK(pin_to_cpu(1), "pin to CPU 1"))
 		goto out;
 
-	if (!spin_start(&spin, &spin_tid, &spin_started))
+	if (!spin_start(&spin, &spin_tid, &spin_started, &stall))
 		goto out;
 
 	if (!ASSERT_OK(pthread_create(&move_tid, NULL, move_thread, &move), "move thread"))
 		goto out;
 	move_started = true;
-	/* until it is done or CPU 0 stops (after 15 s unless told) */
+	/* until it is done or CPU 0 stops (after SPIN_SECS unless told) */
 	do {
 		usleep(10000);
 		moved = __atomic_load_n(&move.done, __ATOMIC_ACQUIRE);
@@ -277,15 +306,11 @@ static void test_no_wait(void)
 	ASSERT_TRUE(spun, "CPU 0 still spinning after the link operations");
 	ASSERT_GE(dying, 1, "the first image waits to be freed");
 out:
-	skel->bss->stop = 1;
-	if (spin_started)
-		pthread_join(spin_tid, NULL);
+	spin_stop(&spin, spin_tid, spin_started, stall);
 	if (move_started) {
 		pthread_join(move_tid, NULL);
 		ASSERT_OK(move.err, "second link");
 	}
-	printf("CPU 0 spun %llu ms\n", (unsigned long long)skel->bss->spun_ns / 1000000);
-	ASSERT_FALSE(skel->bss->timed_out, "spin stopped by the test");
 	if (first && move.link) {
 		/* bpf_fentry_test1..9 run once each: bpf_fentry_test2 runs both */
 		skel->bss->multi_runs = 0;
@@ -499,8 +524,8 @@ static int lat_rounds(struct tracing_multi_updates *skel, struct tracing_multi_u
 
 /* bpf_testmod: 1 stops the next multi attach while it plans, until 0 (reads 2 then) */
 #define MULTI_HOLD	"/sys/module/bpf_testmod/parameters/multi_hold"
-/* the hold ends after this in any case */
-#define HOLD_SECS	15
+/* the hold ends after this in any case (the attaches of a loaded emulator) */
+#define HOLD_SECS	60
 
 struct hold_ctx {
 	struct tracing_multi_updates *skel;
