@@ -7,9 +7,13 @@
 %.lskel.h: $(OUTPUT)/%.lskel.h
 	@true
 
-# bpf_test_livepatch.ko, built as upstream builds bpf_test_no_cfi.ko.
-$(OUTPUT)/bpf_test_livepatch.ko: $(VMLINUX_BTF) $(RESOLVE_BTFIDS) $(wildcard bpf_test_livepatch/Makefile bpf_test_livepatch/*.[ch])
-	$(call msg,MOD,,$@)
-	$(Q)$(RM) bpf_test_livepatch/bpf_test_livepatch.ko # force re-compilation
-	$(Q)$(MAKE) $(submake_extras) RESOLVE_BTFIDS=$(RESOLVE_BTFIDS) -C bpf_test_livepatch
-	$(Q)cp bpf_test_livepatch/bpf_test_livepatch.ko $@
+# The test modules bpf_test_livepatch.ko and bpf_test_ipmodify.ko, built as
+# upstream builds bpf_test_no_cfi.ko.
+define test_module
+$$(OUTPUT)/$(1).ko: $$(VMLINUX_BTF) $$(RESOLVE_BTFIDS) $$(wildcard $(1)/Makefile $(1)/*.[ch])
+	$$(call msg,MOD,,$$@)
+	$$(Q)$$(RM) $(1)/$(1).ko # force re-compilation
+	$$(Q)$$(MAKE) $$(submake_extras) RESOLVE_BTFIDS=$$(RESOLVE_BTFIDS) -C $(1)
+	$$(Q)cp $(1)/$(1).ko $$@
+endef
+$(foreach m,bpf_test_livepatch bpf_test_ipmodify,$(eval $(call test_module,$(m))))

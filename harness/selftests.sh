@@ -95,12 +95,13 @@ for e in "$SRC"/* "$SRC"/.gitignore; do
 	[ "$(readlink "$SHADOW/$n" 2>/dev/null)" = "../bpf/$n" ] || ln -sfn "../bpf/$n" "$SHADOW/$n"
 done
 # Modules are built in their source directory: give each arch its own copy.
+# bpf_test_ipmodify.ko: an IPMODIFY ftrace user without callbacks.
 # bpf_test_livepatch.ko (a live patch of a bpf_testmod function) needs
 # CONFIG_LIVEPATCH, which 6.12 has on x86-64 only.
 if [ -n "${SELFTESTS_MODS+set}" ]; then
 	read -ra MODS <<<"$SELFTESTS_MODS"
 else
-	MODS=(bpf_testmod)
+	MODS=(bpf_testmod bpf_test_ipmodify)
 	grep -qx CONFIG_LIVEPATCH=y "$KOUT/.config" && MODS+=(bpf_test_livepatch)
 fi
 KOS=()

@@ -30,13 +30,15 @@
  * trampoline share a function with one only if the trampoline calls the
  * function through the return address it was called with, which the
  * IPMODIFY user may have changed (BPF_TRAMP_F_ORIG_STACK), and only one
- * direct ops at a time: such a function cannot move between ops. So a
- * function with an IPMODIFY user (BPF_TRAMP_F_SHARE_IPMODIFY in tr->flags)
- * never goes to a shared image, whose IP would be the patched function's:
- * it gets its own image with ORIG_STACK, changed in place by
- * modify_ftrace_direct() while it keeps one. The flag comes from ftrace:
- * asked at planning for a function not routed yet, told by the ops_func
- * callbacks when an IPMODIFY user comes (PEER, SELF) or goes.
+ * direct ops at a time. So a function with an IPMODIFY user
+ * (BPF_TRAMP_F_SHARE_IPMODIFY in tr->flags) never goes to a shared image,
+ * whose IP would be the patched function's: it gets its own image with
+ * ORIG_STACK, changed in place by modify_ftrace_direct() while it keeps
+ * one. The flag comes from ftrace: asked at planning for a function not
+ * routed yet, told by the ops_func callbacks when an IPMODIFY user comes
+ * (PEER, SELF) or goes. One that comes without a callback (a registered
+ * IPMODIFY ops grows its filter) is found by the function's next move:
+ * ftrace asks the ops that takes it (SELF).
  *
  * Detach never fails. When a reroute cannot get memory (or JIT space), the
  * link's programs are jumped over in the images that run them: the JIT
@@ -581,7 +583,7 @@ static int shared_ops_func(struct ftrace_ops *ops, unsigned long ip, enum ftrace
 			usleep_range(1000, 2000);
 		return err;
 	default:
-		/* a function with an IPMODIFY user is never here */
+		/* DISABLE_PEER: a shared image has nothing to change */
 		return 0;
 	}
 }
@@ -657,7 +659,7 @@ static int multi_plan_own(struct multi_reroute *r, struct multi_plan *p)
 		return PTR_ERR(im);
 	p->own_flags = flags;
 	if (multi_tr_ipmodify(tr) && tr->cur_image) {
-		/* it cannot move to a new ops: point tr->fops at the image */
+		/* changed in place, as 6.12 does: point tr->fops at the image */
 		p->own_im = im;
 		p->own_modify = true;
 		return 0;
@@ -1242,7 +1244,7 @@ static int multi_reroute_once(struct multi_reroute *r)
  * Route each function of r->plans (sorted by address) where its programs
  * and multi links say, with r's modes; planned again while ftrace finds
  * another function with an IPMODIFY user (a live patch that came since it
- * was planned). Sets r->abandoned if a round had to (multi_reroute_abandon()).
+ * was planned, or one that came without a callback). Sets r->abandoned if a round had to (multi_reroute_abandon()).
  */
 static int multi_reroute(struct multi_reroute *r)
 {

@@ -368,13 +368,14 @@ void tracing_multi_free_names(char **names, size_t n)
 }
 
 /**
- * tracing_multi_testmod_btf - bpf_testmod's BTF object
+ * tracing_multi_module_btf - a module's BTF object
+ * @module: the module's name
  * @vmlinux: vmlinux BTF, the base of the module's split BTF
  * @pbtf: set to the module's BTF, which the caller frees
  *
  * Return: an fd of the module's BTF object, or a negative errno.
  */
-int tracing_multi_testmod_btf(struct btf *vmlinux, struct btf **pbtf)
+int tracing_multi_module_btf(const char *module, struct btf *vmlinux, struct btf **pbtf)
 {
 	struct bpf_btf_info info;
 	char name[64];
@@ -389,7 +390,7 @@ int tracing_multi_testmod_btf(struct btf *vmlinux, struct btf **pbtf)
 		info.name = (__u64)(unsigned long)name;
 		info.name_len = sizeof(name);
 		len = sizeof(info);
-		if (!bpf_btf_get_info_by_fd(fd, &info, &len) && !strcmp(name, "bpf_testmod")) {
+		if (!bpf_btf_get_info_by_fd(fd, &info, &len) && !strcmp(name, module)) {
 			*pbtf = btf__load_from_kernel_by_id_split(id, vmlinux);
 			if (*pbtf)
 				return fd;
@@ -397,6 +398,18 @@ int tracing_multi_testmod_btf(struct btf *vmlinux, struct btf **pbtf)
 		close(fd);
 	}
 	return -ENOENT;
+}
+
+/**
+ * tracing_multi_testmod_btf - bpf_testmod's BTF object
+ * @vmlinux: vmlinux BTF, the base of the module's split BTF
+ * @pbtf: set to the module's BTF, which the caller frees
+ *
+ * Return: an fd of the module's BTF object, or a negative errno.
+ */
+int tracing_multi_testmod_btf(struct btf *vmlinux, struct btf **pbtf)
+{
+	return tracing_multi_module_btf("bpf_testmod", vmlinux, pbtf);
 }
 
 /**

@@ -19,6 +19,7 @@ char **tracing_multi_kallsyms_text(size_t *pcnt);
 void tracing_multi_free_names(char **names, size_t n);
 void tracing_multi_mark(const char *fmt, ...);
 void tracing_multi_settle(void);
+int tracing_multi_module_btf(const char *module, struct btf *vmlinux, struct btf **pbtf);
 int tracing_multi_testmod_btf(struct btf *vmlinux, struct btf **pbtf);
 int tracing_multi_testmod_ids(const char * const *names, int n, __u32 *ids);
 

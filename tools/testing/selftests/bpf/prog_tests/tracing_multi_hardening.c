@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* fentry.multi and co. against what could break them: tail calls between
  * multi programs that read different argument slots, extension programs,
- * live patches.
+ * live patches, an IPMODIFY user that comes without a callback.
  */
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -10,6 +10,7 @@
 #include "tracing_multi_hardening.skel.h"
 #include "tracing_multi_freplace.skel.h"
 #include "tracing_multi_livepatch.skel.h"
+#include "tracing_multi_ipmodify.skel.h"
 #include "testing_helpers.h"
 #include "trace_helpers.h"
 
@@ -1143,6 +1144,207 @@ out:
 	lp_teardown(&st, vmlinux, btf, !access(LP_SYSFS, F_OK));
 }
 
+#define IPM_NAME	"bpf_test_ipmodify"
+#define IPM_PARAM(p)	"/sys/module/" IPM_NAME "/parameters/" p
+#define IPM_TARGET	"bpf_test_ipmodify_target"
+
+struct ipm_state {
+	struct tracing_multi_ipmodify *skel;
+	int btf_fd;
+	__u32 id;		/* bpf_test_ipmodify_target */
+	int entry_fd, exit_fd;	/* multi link fds, -1 when detached */
+	struct bpf_link *ord;	/* ordinary fentry */
+	int ret;		/* what a call of the target with 5 returns */
+};
+
+static int ipm_attach(struct ipm_state *st, struct bpf_program *prog)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, opts);
+
+	opts.tracing_multi.ids = &st->id;
+	opts.tracing_multi.cnt = 1;
+	return bpf_link_create(bpf_program__fd(prog), st->btf_fd,
+			       bpf_program__expected_attach_type(prog), &opts);
+}
+
+/*
+ * Where <debugfs>/bpf_multi_trampolines has the target: "shared", "own",
+ * "own stale", or "none".
+ */
+static const char *ipm_where(char *buf, size_t size)
+{
+	FILE *f = fopen("/sys/kernel/debug/bpf_multi_trampolines", "r");
+	char line[256], kind[32] = "none", last[32] = "";
+
+	if (!f)
+		return "no debugfs";
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] != '\t') {
+			/* "shared <id>...", "own[ stale] key=..." */
+			if (!strncmp(line, "own stale", 9))
+				snprintf(last, sizeof(last), "own stale");
+			else
+				sscanf(line, "%31s", last);
+		} else if (!strncmp(line + 1, IPM_TARGET, strlen(IPM_TARGET)) &&
+			   (line[1 + strlen(IPM_TARGET)] == '\n' ||
+			    line[1 + strlen(IPM_TARGET)] == ' ')) {
+			snprintf(kind, sizeof(kind), "%s", last);
+		}
+	}
+	fclose(f);
+	snprintf(buf, size, "%s", kind);
+	return buf;
+}
+
+/*
+ * Call the target once: it returns st->ret, each program ran if it is
+ * attached, and the target is where @where says.
+ */
+static void ipm_call(struct ipm_state *st, bool entry, bool exit, bool ord, const char *where,
+		     const char *when)
+{
+	struct tracing_multi_ipmodify__bss *bss = st->skel->bss;
+	char name[96], buf[32];
+
+	bss->entries = bss->exits = bss->ordinary_entries = 0;
+	bss->exit_arg = bss->exit_ret = 0;
+	snprintf(name, sizeof(name), "call (%s)", when);
+	if (!ASSERT_OK(write_file(IPM_PARAM("call"), "5"), name))
+		return;
+	ASSERT_EQ(read_long_file(IPM_PARAM("call")), st->ret, name);
+	snprintf(name, sizeof(name), "fentry.multi runs (%s)", when);
+	ASSERT_EQ(bss->entries, entry, name);
+	snprintf(name, sizeof(name), "fexit.multi runs (%s)", when);
+	ASSERT_EQ(bss->exits, exit, name);
+	if (exit) {
+		snprintf(name, sizeof(name), "fexit.multi sees the argument (%s)", when);
+		ASSERT_EQ(bss->exit_arg, 5, name);
+		snprintf(name, sizeof(name), "fexit.multi sees the return value (%s)", when);
+		ASSERT_EQ(bss->exit_ret, st->ret, name);
+	}
+	snprintf(name, sizeof(name), "ordinary fentry runs (%s)", when);
+	ASSERT_EQ(bss->ordinary_entries, ord, name);
+	snprintf(name, sizeof(name), "the target's image (%s)", when);
+	ASSERT_STREQ(ipm_where(buf, sizeof(buf)), where, name);
+}
+
+static void ipm_close(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* Unload the module; its last references may go after grace periods. */
+static int ipm_unload(bool verbose)
+{
+	int i, err = -1;
+
+	for (i = 0; i < 20 && err; i++)
+		err = unload_module(IPM_NAME, verbose);
+	return err;
+}
+
+/*
+ * An IPMODIFY user that takes a function on a shared image without a
+ * callback (bpf_test_ipmodify.ko, as kprobe_ipmodify_ops does for a kprobe
+ * with a post_handler): the function's next change takes it to an image
+ * of its own that calls it through the return address (ORIG_STACK), as
+ * 6.12 rebuilds an ordinary trampoline. Links leave and come, an ordinary
+ * program attaches and detaches there, and each call runs what is
+ * attached. On x86-64 the user redirects the calls, as a live patch does:
+ * the fexit.multi program sees the replacement's return value. (6.12's
+ * arm64 has no IPMODIFY user that changes the IP: no live patches, no
+ * kprobes on ftrace.) Once all have gone, the module unloads: no function
+ * is left stale, pinning it, for the tidy to retry.
+ */
+static void test_ipmodify_no_callback(void)
+{
+	struct ipm_state st = { .btf_fd = -1, .entry_fd = -1, .exit_fd = -1, .ret = 6 };
+	bool verbose = env.verbosity > VERBOSE_NONE;
+	bool redirect = false;
+	struct btf *vmlinux = NULL, *btf = NULL;
+	int id;
+
+#if defined(__x86_64__)
+	redirect = true;
+#endif
+	if (!ASSERT_OK(load_module(IPM_NAME ".ko", verbose), "load " IPM_NAME))
+		return;
+	vmlinux = btf__load_vmlinux_btf();
+	if (!ASSERT_OK_PTR(vmlinux, "vmlinux btf"))
+		goto out;
+	st.btf_fd = tracing_multi_module_btf(IPM_NAME, vmlinux, &btf);
+	if (!ASSERT_GE(st.btf_fd, 0, IPM_NAME " btf"))
+		goto out;
+	id = btf__find_by_name_kind(btf, IPM_TARGET, BTF_KIND_FUNC);
+	if (!ASSERT_GT(id, 0, IPM_TARGET " id"))
+		goto out;
+	st.id = id;
+	st.skel = tracing_multi_ipmodify__open();
+	if (!ASSERT_OK_PTR(st.skel, "open"))
+		goto out;
+	if (!ASSERT_OK(bpf_program__set_attach_target(st.skel->progs.ipm_ordinary, 0, IPM_TARGET),
+		       "attach target") ||
+	    !ASSERT_OK(tracing_multi_ipmodify__load(st.skel), "load"))
+		goto out;
+	st.skel->bss->pid = getpid();
+
+	/* two links on a shared image; then the IPMODIFY user takes the function */
+	st.entry_fd = ipm_attach(&st, st.skel->progs.ipm_entry);
+	if (!ASSERT_GE(st.entry_fd, 0, "attach fentry.multi"))
+		goto out;
+	st.exit_fd = ipm_attach(&st, st.skel->progs.ipm_exit);
+	if (!ASSERT_GE(st.exit_fd, 0, "attach fexit.multi"))
+		goto out;
+	ipm_call(&st, true, true, false, "shared", "before the IPMODIFY user");
+	if (!ASSERT_OK(write_file(IPM_PARAM("grow"), "1"), "IPMODIFY user takes the function"))
+		goto out;
+	/* the function keeps its shared image until it changes */
+	ipm_call(&st, true, true, false, "shared", "IPMODIFY user came");
+
+	/* each change moves the function, first to an image of its own */
+	ipm_close(&st.exit_fd);
+	if (redirect) {
+		if (!ASSERT_OK(write_file(IPM_PARAM("redirect"), "1"), "redirect"))
+			goto out;
+		st.ret = 7;
+	}
+	ipm_call(&st, true, false, false, "own", "fexit.multi detached");
+	st.ord = bpf_program__attach(st.skel->progs.ipm_ordinary);
+	if (!ASSERT_OK_PTR(st.ord, "attach ordinary fentry")) {
+		st.ord = NULL;
+		goto out;
+	}
+	ipm_call(&st, true, false, true, "own", "ordinary fentry attached");
+	st.exit_fd = ipm_attach(&st, st.skel->progs.ipm_exit);
+	if (!ASSERT_GE(st.exit_fd, 0, "attach fexit.multi again"))
+		goto out;
+	ipm_call(&st, true, true, true, "own", "fexit.multi attached again");
+	bpf_link__destroy(st.ord);
+	st.ord = NULL;
+	ipm_call(&st, true, true, false, "own", "ordinary fentry detached");
+	ipm_close(&st.entry_fd);
+	ipm_call(&st, false, true, false, "own", "fentry.multi detached");
+	if (!ASSERT_OK(write_file(IPM_PARAM("redirect"), "0"), "no redirect") ||
+	    !ASSERT_OK(write_file(IPM_PARAM("grow"), "0"), "IPMODIFY user leaves the function"))
+		goto out;
+	st.ret = 6;
+	ipm_call(&st, false, true, false, "own", "IPMODIFY user left");
+	ipm_close(&st.exit_fd);
+	ipm_call(&st, false, false, false, "none", "all detached");
+out:
+	ipm_close(&st.entry_fd);
+	ipm_close(&st.exit_fd);
+	bpf_link__destroy(st.ord);
+	tracing_multi_ipmodify__destroy(st.skel);
+	if (st.btf_fd >= 0)
+		close(st.btf_fd);
+	btf__free(btf);
+	btf__free(vmlinux);
+	ASSERT_OK(ipm_unload(verbose), "unload " IPM_NAME);
+}
+
 void serial_test_tracing_multi_hardening(void)
 {
 	if (test__start_subtest("tail_call_caller_first"))
@@ -1167,4 +1369,6 @@ void serial_test_tracing_multi_hardening(void)
 		test_livepatch_fault();
 	if (test__start_subtest("livepatch_held"))
 		test_livepatch_held();
+	if (test__start_subtest("ipmodify_no_callback"))
+		test_ipmodify_no_callback();
 }
