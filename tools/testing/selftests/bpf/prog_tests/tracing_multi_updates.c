@@ -104,7 +104,7 @@ static bool detached(struct locking_ctx *c)
  */
 static bool spin_start(struct locking_ctx *spin, pthread_t *tid, bool *started, long *stall)
 {
-	char val[16];
+	char val[24];
 	int i;
 
 	*stall = read_long_file(STALL_TIMEOUT);
@@ -126,7 +126,7 @@ static bool spin_start(struct locking_ctx *spin, pthread_t *tid, bool *started, 
 /* Stop CPU 0's spin, if any; RCU's stall warning as before. */
 static void spin_stop(struct locking_ctx *spin, pthread_t tid, bool started, long stall)
 {
-	char val[16];
+	char val[24];
 
 	spin->skel->bss->stop = 1;
 	if (started)
