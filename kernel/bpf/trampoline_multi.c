@@ -1244,7 +1244,8 @@ static int multi_reroute_once(struct multi_reroute *r)
  * Route each function of r->plans (sorted by address) where its programs
  * and multi links say, with r's modes; planned again while ftrace finds
  * another function with an IPMODIFY user (a live patch that came since it
- * was planned, or one that came without a callback). Sets r->abandoned if a round had to (multi_reroute_abandon()).
+ * was planned, or one that came without a callback). Sets r->abandoned if
+ * a round had to (multi_reroute_abandon()).
  */
 static int multi_reroute(struct multi_reroute *r)
 {

@@ -1206,8 +1206,11 @@ static void ipm_call(struct ipm_state *st, bool entry, bool exit, bool ord, cons
 	struct tracing_multi_ipmodify__bss *bss = st->skel->bss;
 	char name[96], buf[32];
 
-	bss->entries = bss->exits = bss->ordinary_entries = 0;
-	bss->exit_arg = bss->exit_ret = 0;
+	bss->entries = 0;
+	bss->exits = 0;
+	bss->ordinary_entries = 0;
+	bss->exit_arg = 0;
+	bss->exit_ret = 0;
 	snprintf(name, sizeof(name), "call (%s)", when);
 	if (!ASSERT_OK(write_file(IPM_PARAM("call"), "5"), name))
 		return;

@@ -36,10 +36,9 @@ int spin(void *ctx)
 		bpf_for(j, 0, 1 << 20) {
 			bpf_for(i, 0, 1 << 10)
 				sink += i;
-			if (stop)
-				done = true;
-			else if (bpf_ktime_get_ns() - t0 > spin_ns)
-				done = timed_out = 1;
+			if (!stop && bpf_ktime_get_ns() - t0 > spin_ns)
+				timed_out = 1;
+			done = stop || timed_out;
 			if (done)
 				break;
 		}
