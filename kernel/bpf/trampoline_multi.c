@@ -1585,6 +1585,8 @@ void bpf_tramp_multi_wait(void)
 	struct llist_head dead = { .first = llist_del_all(&multi_deferred_dead) };
 	struct llist_node *puts = llist_del_all(&multi_deferred_puts);
 
+	/* waiting under it would hold up every link operation */
+	lockdep_assert_not_held(&tramp_multi_mutex);
 	synchronize_rcu_tasks_rude();
 	/* as multi_put_workfn(): their grace periods start after the rude one */
 	multi_put_batches_free(puts);
