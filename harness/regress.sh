@@ -188,7 +188,7 @@ run_suite() {
 		job=regress/$KARCH/$suite-$k.job
 		python3 "$HARNESS/regress.py" job "$suite" "$k" "$KARCH" "$OUT" "$res" > "$BUILD/$job"
 		log "regress: $suite on the $k $KARCH kernel (boot $boot)"
-		progress "$g.log" "$suite" "$k" &
+		progress "$g.log" "$suite" "$k" "$g.console" "$job" &
 		local ppid=$!
 		local ok=1
 		HARNESS_KOUT=$KDIR_OUT CONFIG_VARIANT= GUEST_TIMEOUT=$timeout \
@@ -201,12 +201,28 @@ run_suite() {
 	done
 	touch "$res.done"
 }
-progress() {	# LOG SUITE KERNEL: a line a minute
-	local t0 n
+# progress LOG SUITE KERNEL CONSOLE JOB: a line a minute. A guest whose
+# kernel oopsed and that has since written nothing for 3 minutes, neither
+# to LOG nor to CONSOLE, is hung: power it off, so that run_suite() boots
+# again for the rest.
+progress() {
+	local t0 n sizes last="" quiet=0
 	t0=$(now_s)
 	while sleep 60; do
 		n=$(grep -cE '^(#[0-9]|\[[0-9]|TEST:|ok |not ok )' "$1" 2>/dev/null || true)
 		log "regress: $2 on $3: $(( ($(now_s) - t0) / 60 )) min, $n results, last: $(grep -aE '^(#[0-9]|\[[0-9]|TEST:|ok |not ok )' "$1" 2>/dev/null | tail -n 1 | cut -c1-80)"
+		sizes="$(stat -c %s "$1" "$4" 2>/dev/null | tr '\n' ' ')"
+		if [ "$sizes" = "$last" ] && grep -qaE 'Oops:|Kernel panic' "$4" 2>/dev/null; then
+			quiet=$((quiet + 1))
+		else
+			quiet=0
+		fi
+		last=$sizes
+		if [ $quiet -ge 3 ]; then
+			log "regress: $2 on $3: the kernel oopsed and the guest is silent for 3 min: powering it off"
+			pkill -f "harness\.job=$5( |\$)" || true
+			quiet=0
+		fi
 	done
 }
 
