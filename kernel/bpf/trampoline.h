@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* What trampoline.c and trampoline_multi.c give each other beside include/linux/bpf.h. */
+/*
+ * What trampoline.c, trampoline_multi.c and tracing_multi_link.c give each
+ * other beside include/linux/bpf.h.
+ */
 #ifndef __KERNEL_BPF_TRAMPOLINE_H
 #define __KERNEL_BPF_TRAMPOLINE_H
+
+#include <linux/bpf.h>
 
 struct bpf_tramp_image;
 struct bpf_tramp_link;
@@ -14,5 +19,47 @@ void bpf_tramp_multi_mutex_unlock(void);
 #else
 static inline void bpf_tramp_multi_mutex_unlock(void) {}
 #endif
+
+/*
+ * A tracing_multi link: tracing_multi_link.c creates it and resolves its
+ * functions, trampoline_multi.c routes them. Its fields are set before
+ * bpf_tramp_multi_link_attach() and stay until the link is freed, but
+ * tr_node, which tramp_multi_mutex guards.
+ */
+struct bpf_tracing_multi_link;
+
+/* One function of a multi link. */
+struct bpf_tracing_multi_func {
+	unsigned long addr;		/* what bpf_get_func_ip() returns */
+	u64 cookie;
+	u32 btf_id;
+	u8 loc_off;			/* its ftrace location - addr */
+	struct bpf_trampoline *tr;
+	struct hlist_node tr_node;	/* in tr->multi_links */
+	struct bpf_tracing_multi_link *link;
+};
+
+struct bpf_tracing_multi_link {
+	/* link.cookie is the link itself, where the program may read the
+	 * IP: the helpers that find the function by it look it up there
+	 * (multi_func_of()). Else 0, which an image stores in less code.
+	 */
+	struct bpf_tramp_link link;
+	enum bpf_attach_type attach_type;
+	struct btf *btf;
+	struct module *mod;
+	u32 cnt;
+	struct bpf_tracing_multi_func *funcs;	/* sorted by addr */
+	/* bpf_arg_btf_slots() of funcs[i]'s prototype, if the program asks */
+	u32 (*arg_btf)[MAX_BPF_FUNC_ARGS];
+	/*
+	 * freed after an RCU-tasks-trace grace period too: see
+	 * multi_reroute_skip_published() in trampoline_multi.c
+	 */
+	bool free_trace;
+};
+
+int bpf_tramp_multi_link_attach(struct bpf_tracing_multi_link *link);
+void bpf_tramp_multi_link_detach(struct bpf_tracing_multi_link *link);
 
 #endif

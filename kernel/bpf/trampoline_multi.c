@@ -2,11 +2,15 @@
 /*
  * fentry.multi, fexit.multi and fmod_ret.multi: one program attached to many
  * kernel functions by one link, through trampolines shared per arity class.
+ * This file routes a link's functions to trampoline images and keeps them
+ * routed while links and ordinary programs come and go; the link itself
+ * (its UAPI, resolving its ids, what its programs read) is in
+ * tracing_multi_link.c.
  *
  * Objects:
- * - struct bpf_tracing_multi_link: the link; funcs[] holds its functions
- *   sorted by address, each with its cookie and its struct bpf_trampoline
- *   (the per-function object ordinary fentry/fexit use too).
+ * - struct bpf_tracing_multi_link (trampoline.h): the link; funcs[] holds
+ *   its functions sorted by address, each with its cookie and its struct
+ *   bpf_trampoline (the per-function object ordinary fentry/fexit use too).
  * - struct bpf_tramp_shared: one trampoline image serving every function
  *   that has the same argument count, the same patched-call offset and the
  *   same set of multi links, and no ordinary program. Its ftrace_ops holds
@@ -78,57 +82,18 @@
  * publishes the change.
  */
 #include <linux/bpf.h>
-#include <linux/bpf_verifier.h>
-#include <linux/btf.h>
 #include <linux/debugfs.h>
-#include <linux/delay.h>
 #include <linux/filter.h>
 #include <linux/ftrace.h>
 #include <linux/hashtable.h>
 #include <linux/jhash.h>
-#include <linux/kallsyms.h>
 #include <linux/module.h>
-#include <linux/rcupdate_trace.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/sort.h>
-#include <linux/stringhash.h>
 
 #include "trampoline.h"
-
-/* The most functions one link takes (as kprobe.multi). */
-#define BPF_TRACING_MULTI_MAX_CNT	BIT(20)
-
-struct bpf_tracing_multi_link;
-
-/* One function of a multi link. */
-struct bpf_tracing_multi_func {
-	unsigned long addr;		/* what bpf_get_func_ip() returns */
-	u64 cookie;
-	u32 btf_id;
-	u8 loc_off;			/* its ftrace location - addr */
-	struct bpf_trampoline *tr;
-	struct hlist_node tr_node;	/* in tr->multi_links */
-	struct bpf_tracing_multi_link *link;
-};
-
-struct bpf_tracing_multi_link {
-	/* link.cookie is the link itself, where the program may read the
-	 * IP: the helpers that find the function by it look it up there
-	 * (multi_func_of()). Else 0, which an image stores in less code.
-	 */
-	struct bpf_tramp_link link;
-	enum bpf_attach_type attach_type;
-	struct btf *btf;
-	struct module *mod;
-	u32 cnt;
-	struct bpf_tracing_multi_func *funcs;	/* sorted by addr */
-	/* bpf_arg_btf_slots() of funcs[i]'s prototype, if the program asks */
-	u32 (*arg_btf)[MAX_BPF_FUNC_ARGS];
-	/* freed after an RCU-tasks-trace grace period too: see multi_reroute_skip_published() */
-	bool free_trace;
-};
 
 struct bpf_tramp_shared {
 	struct list_head list;		/* in tramp_shared_list */
@@ -325,13 +290,6 @@ static int multi_cmp_ptr(const void *a, const void *b)
 	unsigned long x = *(unsigned long *)a, y = *(unsigned long *)b;
 
 	return x < y ? -1 : x > y;
-}
-
-static int multi_link_cmp_addr(const void *a, const void *b)
-{
-	const struct bpf_tracing_multi_func *x = a, *y = b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
 /* The multi links of @tr, sorted, into @links (BPF_MAX_TRAMP_LINKS long). */
@@ -1701,24 +1659,16 @@ static void multi_link_unhold(struct bpf_tracing_multi_link *link)
 	}
 }
 
-/* Drop the link's trampoline references (they take mutexes: not from the
- * RCU callback that frees the link).
+/**
+ * bpf_tramp_multi_link_detach - take a multi link off its functions
+ * @link: the link being released
+ *
+ * Does not fail: without memory, the link's programs are jumped over in
+ * place. Returns once no task can be on its way to them. The link keeps
+ * its references to the trampolines: the caller drops them.
  */
-static void multi_link_put_trampolines(struct bpf_tracing_multi_link *link)
+void bpf_tramp_multi_link_detach(struct bpf_tracing_multi_link *link)
 {
-	u32 i;
-
-	for (i = 0; i < link->cnt; i++) {
-		bpf_trampoline_put(link->funcs[i].tr);
-		link->funcs[i].tr = NULL;
-		cond_resched();
-	}
-}
-
-static void bpf_tracing_multi_link_release(struct bpf_link *l)
-{
-	struct bpf_tracing_multi_link *link =
-		container_of(l, struct bpf_tracing_multi_link, link.link);
 	struct multi_reroute r = {
 		.lock_direct_mutex = true,
 		.detaching = true,
@@ -1737,532 +1687,17 @@ static void bpf_tracing_multi_link_release(struct bpf_link *l)
 	mutex_unlock(&tramp_multi_mutex);
 	/* also the wait of the reroutes abandoned (r.abandoned, multi_tidy()) */
 	bpf_tramp_multi_wait();
-	multi_link_put_trampolines(link);
 }
 
-static void multi_link_free(struct bpf_tracing_multi_link *link)
-{
-	kvfree(link->funcs);
-	kvfree(link->arg_btf);
-	module_put(link->mod);
-	btf_put(link->btf);
-	kfree(link);
-}
-
-static void multi_link_free_trace(struct rcu_head *rcu)
-{
-	multi_link_free(container_of(rcu, struct bpf_tracing_multi_link, link.link.rcu));
-}
-
-/* Runs after an RCU grace period (programs may read funcs[] until then). */
-static void bpf_tracing_multi_link_dealloc(struct bpf_link *l)
-{
-	struct bpf_tracing_multi_link *link =
-		container_of(l, struct bpf_tracing_multi_link, link.link);
-
-	if (link->free_trace)
-		call_rcu_tasks_trace(&l->rcu, multi_link_free_trace);
-	else
-		multi_link_free(link);
-}
-
-static void bpf_tracing_multi_link_show_fdinfo(const struct bpf_link *l,
-					       struct seq_file *seq)
-{
-	struct bpf_tracing_multi_link *link =
-		container_of(l, struct bpf_tracing_multi_link, link.link);
-
-	seq_printf(seq, "attach_type:\t%d\nfunc_cnt:\t%u\n",
-		   link->attach_type, link->cnt);
-}
-
-static int multi_link_cmp_id(const void *a, const void *b, const void *priv)
-{
-	const struct bpf_tracing_multi_func *funcs = priv;
-	u32 x = funcs[*(const u32 *)a].btf_id, y = funcs[*(const u32 *)b].btf_id;
-
-	return x < y ? -1 : x > y;
-}
-
-/*
- * As upstream: ids in ascending order, addrs and cookies in the same order;
- * an array with count 0 is -EINVAL, a count smaller than the link's fills
- * that many and is -ENOSPC. Addresses read 0 without kallsyms_show_value().
- * The order is sorted for each call that asks for arrays: a link does not
- * keep it (attach would pay for it, on every function, while no one asks).
+/**
+ * bpf_tramp_multi_link_attach - add a multi link to its functions and route them
+ * @link: the link, its functions resolved, each with its trampoline
+ *
+ * All of the link's functions or, on error, none.
+ *
+ * Return: 0 once the link's program runs on every function, or an errno.
  */
-static int bpf_tracing_multi_link_fill_link_info(const struct bpf_link *l,
-						 struct bpf_link_info *info)
-{
-	struct bpf_tracing_multi_link *link =
-		container_of(l, struct bpf_tracing_multi_link, link.link);
-	u64 __user *uaddrs = u64_to_user_ptr(info->tracing_multi.addrs);
-	u64 __user *ucookies = u64_to_user_ptr(info->tracing_multi.cookies);
-	u32 __user *uids = u64_to_user_ptr(info->tracing_multi.ids);
-	bool show_addrs = kallsyms_show_value(current_cred());
-	u32 ucount = info->tracing_multi.count, i;
-	u32 *by_id;
-	int err = 0;
-
-	info->tracing_multi.count = link->cnt;
-	info->tracing_multi.attach_type = link->attach_type;
-	info->tracing_multi.btf_obj_id = btf_obj_id(link->btf);
-	if (!uaddrs && !ucookies && !uids)
-		return 0;
-	if (!ucount)
-		return -EINVAL;
-	if (ucount < link->cnt)
-		err = -ENOSPC;
-	else
-		ucount = link->cnt;
-	by_id = kvmalloc_array(link->cnt, sizeof(*by_id), GFP_KERNEL);
-	if (!by_id)
-		return -ENOMEM;
-	for (i = 0; i < link->cnt; i++)
-		by_id[i] = i;
-	sort_r(by_id, link->cnt, sizeof(*by_id), multi_link_cmp_id, NULL, link->funcs);
-	for (i = 0; i < ucount; i++) {
-		const struct bpf_tracing_multi_func *f = &link->funcs[by_id[i]];
-
-		if ((uids && put_user(f->btf_id, uids + i)) ||
-		    (ucookies && put_user(f->cookie, ucookies + i)) ||
-		    (uaddrs && put_user(show_addrs ? f->addr : 0, uaddrs + i))) {
-			err = -EFAULT;
-			break;
-		}
-	}
-	kvfree(by_id);
-	return err;
-}
-
-static const struct bpf_link_ops bpf_tracing_multi_link_lops = {
-	.release = bpf_tracing_multi_link_release,
-	.dealloc_deferred = bpf_tracing_multi_link_dealloc,
-	.show_fdinfo = bpf_tracing_multi_link_show_fdinfo,
-	.fill_link_info = bpf_tracing_multi_link_fill_link_info,
-};
-
-/*
- * Many vmlinux functions looked up by name with one walk of kallsyms, as
- * ftrace_lookup_symbols() does for kprobe.multi, instead of two searches
- * of the names per function (its address, and whether another function
- * has its name): each search skips up to 255 compressed names.
- */
-#define MULTI_SYMS_BATCH	1024
-
-struct multi_sym {
-	const char *name;
-	unsigned long addr;	/* of the first function of that name */
-	unsigned long end;	/* the next symbol's address, 0 if not known */
-	u32 cnt;		/* functions of that name */
-	u32 rank;		/* of addr among the functions found, batch walk only */
-	struct hlist_node node;	/* in multi_syms.buckets */
-};
-
-struct multi_syms {
-	struct multi_sym *syms;	/* unique names */
-	u32 nr;
-	u32 *of;		/* per id: its name's index in syms, or U32_MAX */
-	/*
-	 * syms by name hash: the walk hashes each symbol of kallsyms once and
-	 * compares it with its bucket, not with log2(nr) names as a binary
-	 * search would.
-	 */
-	struct hlist_head *buckets;
-	u32 bits;
-	u32 ranked;		/* functions found so far */
-	struct multi_sym *open;	/* the last found, until the next symbol ends it */
-};
-
-/* a word at a time, and no strlen() first: the walk hashes every symbol */
-static u32 multi_sym_hash(const char *name)
-{
-	return hashlen_hash(hashlen_string(NULL, name));
-}
-
-/* The index in ms->syms of @name, or U32_MAX. */
-static u32 multi_syms_find(const struct multi_syms *ms, const char *name)
-{
-	struct multi_sym *sym;
-
-	hlist_for_each_entry(sym, &ms->buckets[hash_32(multi_sym_hash(name), ms->bits)], node)
-		if (!strcmp(sym->name, name))
-			return sym - ms->syms;
-	return U32_MAX;
-}
-
-/* Add @name to ms->syms unless it is there; its index. */
-static u32 multi_syms_add(struct multi_syms *ms, const char *name)
-{
-	u32 i = multi_syms_find(ms, name);
-
-	if (i != U32_MAX)
-		return i;
-	ms->syms[ms->nr] = (struct multi_sym) { .name = name };
-	hlist_add_head(&ms->syms[ms->nr].node,
-		       &ms->buckets[hash_32(multi_sym_hash(name), ms->bits)]);
-	return ms->nr++;
-}
-
-static void multi_sym_count(struct multi_sym *sym, unsigned long addr)
-{
-	if (!core_kernel_text(addr))	/* a function, not data of the same name */
-		return;
-	if (!sym->cnt++)
-		sym->addr = addr;
-}
-
-/*
- * kallsyms_on_each_symbol() goes by address: a function's rank in the walk
- * is its place in the link's functions sorted by address, and the next
- * symbol's address ends it, as kallsyms_lookup_size_offset() would say.
- */
-static int multi_syms_count(void *data, const char *name, unsigned long addr)
-{
-	struct multi_syms *ms = data;
-	struct multi_sym *sym;
-	u32 i;
-
-	if (ms->open && addr > ms->open->addr) {
-		ms->open->end = addr;
-		ms->open = NULL;
-	}
-	i = multi_syms_find(ms, name);
-	if (i == U32_MAX)
-		return 0;
-	sym = &ms->syms[i];
-	multi_sym_count(sym, addr);
-	if (sym->cnt == 1 && sym->addr == addr) {
-		sym->rank = ms->ranked++;
-		ms->open = sym;
-	}
-	return 0;
-}
-
-static int multi_sym_match(void *data, unsigned long addr)
-{
-	multi_sym_count(data, addr);
-	return 0;
-}
-
-/* The vmlinux function @id by name, with one search of kallsyms: false if not a function. */
-static bool multi_sym_one(struct multi_sym *sym, struct btf *btf, u32 id)
-{
-	const struct btf_type *t = btf_type_by_id(btf, id);
-
-	if (!t || !btf_type_is_func(t))
-		return false;
-	*sym = (struct multi_sym) { .name = btf_name_by_offset(btf, t->name_off) };
-	kallsyms_on_each_match_symbol(multi_sym_match, sym->name, sym);
-	return true;
-}
-
-static void multi_syms_free(struct multi_syms *ms)
-{
-	kvfree(ms->syms);
-	kvfree(ms->of);
-	kvfree(ms->buckets);
-}
-
-/*
- * The vmlinux functions of @ids by name, if there are enough of them for
- * one walk of kallsyms to cost less than searching each; ms->syms NULL
- * otherwise, or without memory for it (each is searched then). Ids that
- * are not functions are left to the checks.
- */
-static void multi_syms_lookup(struct multi_syms *ms, struct btf *btf, const u32 *ids, u32 cnt)
-{
-	const struct btf_type *t;
-	u32 i, heads;
-
-	memset(ms, 0, sizeof(*ms));
-	if (btf_is_module(btf) || cnt < MULTI_SYMS_BATCH)
-		return;
-	heads = roundup_pow_of_two(cnt);
-	ms->syms = kvmalloc_array(cnt, sizeof(*ms->syms), GFP_KERNEL | __GFP_ACCOUNT);
-	ms->of = kvmalloc_array(cnt, sizeof(*ms->of), GFP_KERNEL | __GFP_ACCOUNT);
-	ms->buckets = kvmalloc_array(heads, sizeof(*ms->buckets), GFP_KERNEL | __GFP_ACCOUNT);
-	if (!ms->syms || !ms->of || !ms->buckets) {
-		multi_syms_free(ms);
-		memset(ms, 0, sizeof(*ms));
-		return;
-	}
-	ms->bits = ilog2(heads);
-	__hash_init(ms->buckets, heads);
-	for (i = 0; i < cnt; i++) {
-		ms->of[i] = U32_MAX;
-		t = btf_type_by_id(btf, ids[i]);
-		if (t && btf_type_is_func(t))
-			ms->of[i] = multi_syms_add(ms, btf_name_by_offset(btf, t->name_off));
-	}
-	kallsyms_on_each_symbol(multi_syms_count, ms);
-}
-
-/*
- * The trampoline of a function that a multi link resolved before, with a
- * reference; else NULL. Its address and ftrace location stay known in it
- * (tr->ftrace_loc is set once), and the same id of the same BTF is the
- * same function: no need to find them again (a vmlinux function's by
- * name in kallsyms).
- */
-static struct bpf_trampoline *multi_tr_known(u64 key)
-{
-	struct bpf_trampoline *tr = bpf_trampoline_find(key);
-
-	if (tr && smp_load_acquire(&tr->ftrace_loc))	/* then func.addr */
-		return tr;
-	bpf_trampoline_put(tr);
-	return NULL;
-}
-
-/*
- * The ftrace location of the function a search of kallsyms found at
- * @addr (@sym NULL: a module's), or 0 if it has none a trampoline can take.
- */
-static unsigned long multi_link_ftrace_loc(struct bpf_tracing_multi_link *link,
-					   const struct multi_sym *sym, unsigned long addr)
-{
-	unsigned long loc;
-
-	/* which of the functions of that name would be traced? */
-	if (!btf_is_module(link->btf) && (!sym || sym->cnt != 1))
-		return 0;
-	/* ftrace_location(), without searching kallsyms again */
-	if (sym && sym->end)
-		loc = ftrace_location_range(sym->addr, sym->end - 1);
-	else
-		loc = ftrace_location(addr);
-	/* multi_tr_ret_off() must fit in a u8 */
-	if (!loc || loc - addr > U8_MAX - MCOUNT_INSN_SIZE)
-		return 0;
-	return loc;
-}
-
-/*
- * Resolve and check @id, the @i-th of the ids given, take its function's
- * trampoline, into its place in link->funcs: its rank in the walk of
- * kallsyms (@ms), else @i.
- */
-static int multi_link_resolve_one(struct bpf_tracing_multi_link *link, struct bpf_prog *prog,
-				  const struct multi_syms *ms, u32 i, u32 id, u64 cookie)
-{
-	u64 key = bpf_trampoline_compute_key(NULL, link->btf, id);
-	struct bpf_tracing_multi_func *f = &link->funcs[i];
-	struct bpf_attach_target_info tgt_info = {};
-	struct multi_sym *sym = NULL, one;
-	struct bpf_trampoline *tr = NULL;
-	unsigned long loc;
-	int err;
-
-	/* the walk placed it already: it goes by rank */
-	if (!ms->syms)
-		tr = multi_tr_known(key);
-	if (tr)
-		tgt_info.tgt_addr = (unsigned long)tr->func.addr;
-	else if (ms->syms && ms->of[i] != U32_MAX)
-		sym = &ms->syms[ms->of[i]];
-	else if (!ms->syms && !btf_is_module(link->btf) && multi_sym_one(&one, link->btf, id))
-		sym = &one;
-	/* the function of that name, not data of the same name */
-	if (sym && sym->cnt == 1)
-		tgt_info.tgt_addr = sym->addr;
-	err = bpf_check_multi_attach_target(NULL, prog, link->btf, id, &tgt_info);
-	if (err) {
-		bpf_trampoline_put(tr);
-		return err;
-	}
-	module_put(tgt_info.tgt_mod);	/* the link holds link->mod */
-	if (tr) {
-		loc = tr->ftrace_loc;
-	} else {
-		loc = multi_link_ftrace_loc(link, sym, tgt_info.tgt_addr);
-		if (!loc)
-			return -EINVAL;
-	}
-	if (ms->syms) {
-		/* its place by address; taken: the id came twice */
-		f = &link->funcs[sym->rank];
-		if (f->tr)
-			return -EINVAL;
-	}
-	f->addr = tgt_info.tgt_addr;
-	f->loc_off = loc - f->addr;
-	f->btf_id = id;
-	f->cookie = cookie;
-	f->link = link;
-	f->tr = tr ?: bpf_trampoline_get(key, &tgt_info);
-	if (!f->tr)
-		return -ENOMEM;
-	/* a trampoline an ordinary program took for data of that name */
-	if (f->tr->func.addr != (void *)f->addr)
-		return -EINVAL;
-	return 0;
-}
-
-/*
- * Resolve and check ids[], take each function's trampoline, into
- * link->funcs sorted by address. Found by one walk of kallsyms, a function
- * goes straight to its place (its rank in the walk), else the functions are
- * sorted at the end. A function another multi link has is found in its
- * trampoline. An id given twice, or two ids of one address: -EINVAL.
- */
-static int multi_link_resolve(struct bpf_tracing_multi_link *link, struct bpf_prog *prog,
-			      u32 *ids, u64 *cookies)
-{
-	bool sorted = true;
-	struct multi_syms ms;
-	u32 i;
-	int err = 0;
-
-	multi_syms_lookup(&ms, link->btf, ids, link->cnt);
-	for (i = 0; i < link->cnt && !err; i++) {
-		err = multi_link_resolve_one(link, prog, &ms, i, ids[i], cookies ? cookies[i] : 0);
-		cond_resched();
-	}
-	multi_syms_free(&ms);
-	if (err)
-		return err;
-	for (i = 1; i < link->cnt && sorted; i++)
-		sorted = link->funcs[i].addr >= link->funcs[i - 1].addr;
-	if (!sorted)
-		sort(link->funcs, link->cnt, sizeof(*link->funcs), multi_link_cmp_addr, NULL);
-	for (i = 1; i < link->cnt; i++)
-		if (link->funcs[i].addr == link->funcs[i - 1].addr)
-			return -EINVAL;
-	return 0;
-}
-
-/*
- * The argument types of each function, for bpf_arg_btf() and bpf_arg_find()
- * of a program that calls them. The program's type ids are of its attach BTF
- * (vmlinux if none): a module's own types count only if the link's
- * functions are that module's.
- */
-static int multi_link_arg_btf(struct bpf_tracing_multi_link *link, const struct bpf_prog *prog)
-{
-	bool split_ids = link->btf == prog->aux->attach_btf;
-	const struct btf_type *t;
-	u32 i;
-
-	if (!prog->aux->uses_arg_btf)
-		return 0;
-	link->arg_btf = kvmalloc_array(link->cnt, sizeof(*link->arg_btf),
-				       GFP_KERNEL | __GFP_ACCOUNT);
-	if (!link->arg_btf)
-		return -ENOMEM;
-	for (i = 0; i < link->cnt; i++) {
-		t = btf_type_by_id(link->btf, link->funcs[i].btf_id);
-		t = btf_type_by_id(link->btf, t->type);
-		bpf_arg_btf_slots(link->btf, t, split_ids, link->arg_btf[i]);
-		cond_resched();
-	}
-	return 0;
-}
-
-/* link_create.tracing_multi as this kernel takes it. */
-static int multi_link_check_attr(const union bpf_attr *attr)
-{
-	u32 cnt = attr->link_create.tracing_multi.cnt;
-
-	if (!bpf_jit_supports_shared_trampoline())
-		return -EOPNOTSUPP;
-	if (attr->link_create.flags || !cnt || !attr->link_create.tracing_multi.ids)
-		return -EINVAL;
-	/* the tail padding after cnt, for a field to come */
-	if (memchr_inv(&attr->link_create.tracing_multi.cnt + 1, 0,
-		       sizeof(attr->link_create.tracing_multi) -
-		       offsetofend(typeof(attr->link_create.tracing_multi), cnt)))
-		return -EINVAL;
-	if (cnt > BPF_TRACING_MULTI_MAX_CNT)
-		return -E2BIG;
-	return 0;
-}
-
-/* The BTF of the ids, with a reference. */
-static struct btf *multi_link_btf(const union bpf_attr *attr, struct bpf_prog *prog)
-{
-	struct btf *btf;
-
-	if (attr->link_create.target_fd) {
-		btf = btf_get_by_fd(attr->link_create.target_fd);
-		if (IS_ERR(btf))
-			return btf;
-		if (!btf_is_kernel(btf)) {
-			btf_put(btf);
-			return ERR_PTR(-EINVAL);
-		}
-	} else if (prog->aux->attach_btf) {
-		/* as upstream: the BTF the program was loaded for */
-		btf = prog->aux->attach_btf;
-		btf_get(btf);
-	} else {
-		btf = bpf_get_btf_vmlinux();
-		if (IS_ERR_OR_NULL(btf))
-			return btf ?: ERR_PTR(-EINVAL);
-		btf_get(btf);
-	}
-	return btf;
-}
-
-/*
- * The link of @prog for the ids of @attr, its functions not resolved yet,
- * and the ids and cookies copied in (@ids, @cookies: the caller frees
- * them). On error, nothing is left to free.
- */
-static struct bpf_tracing_multi_link *
-multi_link_create(const union bpf_attr *attr, struct bpf_prog *prog, u32 **ids, u64 **cookies)
-{
-	u32 cnt = attr->link_create.tracing_multi.cnt;
-	void __user *uids = u64_to_user_ptr(attr->link_create.tracing_multi.ids);
-	void __user *ucookies = u64_to_user_ptr(attr->link_create.tracing_multi.cookies);
-	struct bpf_tracing_multi_link *link;
-	struct btf *btf;
-	int err = -ENOMEM;
-
-	btf = multi_link_btf(attr, prog);
-	if (IS_ERR(btf))
-		return ERR_CAST(btf);
-	link = kzalloc(sizeof(*link), GFP_KERNEL | __GFP_ACCOUNT);
-	*ids = kvmalloc_array(cnt, sizeof(**ids), GFP_KERNEL | __GFP_ACCOUNT);
-	*cookies = NULL;
-	if (ucookies)
-		*cookies = kvmalloc_array(cnt, sizeof(**cookies), GFP_KERNEL | __GFP_ACCOUNT);
-	if (!link || !*ids || (ucookies && !*cookies))
-		goto out_free;
-	link->funcs = kvcalloc(cnt, sizeof(*link->funcs), GFP_KERNEL | __GFP_ACCOUNT);
-	if (!link->funcs)
-		goto out_free;
-	link->btf = btf;
-	link->attach_type = prog->expected_attach_type;
-	link->cnt = cnt;
-	err = -EFAULT;
-	if (copy_from_user(*ids, uids, cnt * sizeof(**ids)) ||
-	    (*cookies && copy_from_user(*cookies, ucookies, cnt * sizeof(**cookies))))
-		goto out_free;
-	if (btf_is_module(btf)) {
-		link->mod = btf_try_get_module(btf);
-		err = -ENOENT;
-		if (!link->mod)
-			goto out_free;
-	}
-	bpf_link_init(&link->link.link, BPF_LINK_TYPE_TRACING_MULTI,
-		      &bpf_tracing_multi_link_lops, prog);
-	if (bpf_prog_may_read_func_ip(prog))
-		link->link.cookie = (u64)(unsigned long)link;
-	return link;
-
-out_free:
-	if (link)
-		kvfree(link->funcs);
-	kfree(link);
-	kvfree(*ids);
-	kvfree(*cookies);
-	btf_put(btf);
-	return ERR_PTR(err);
-}
-
-/* Add @link to its functions and route them: it runs once this returns 0. */
-static int multi_link_attach_funcs(struct bpf_tracing_multi_link *link)
+int bpf_tramp_multi_link_attach(struct bpf_tracing_multi_link *link)
 {
 	struct multi_reroute r = { .lock_direct_mutex = true };
 	int err;
@@ -2280,148 +1715,6 @@ static int multi_link_attach_funcs(struct bpf_tracing_multi_link *link)
 		bpf_tramp_multi_wait();
 	return err;
 }
-
-/**
- * bpf_tracing_multi_link_attach - BPF_LINK_CREATE for fentry/fexit/fmod_ret.multi
- * @attr: link_create.tracing_multi: ids, cookies, cnt; target_fd: BTF object
- *        fd of the ids, or 0 for the program's attach BTF (vmlinux unless
- *        the program was loaded with a module's BTF as attach_btf_obj_fd)
- * @prog: the program, expected_attach_type one of the *_MULTI types
- *
- * Return: a link fd, or -EINVAL (bad attr, an id not a traceable function,
- * a duplicate, a vmlinux id with a module's BTF), -EOPNOTSUPP (no shared
- * trampolines, or a function with more argument slots than the arch's
- * trampoline takes), -E2BIG (cnt too large, a function with too many links),
- * -EBUSY (a function with an extension program, or one whose direct call
- * another ftrace user holds), -ENOENT, -ENOMEM, -EFAULT.
- */
-int bpf_tracing_multi_link_attach(const union bpf_attr *attr, struct bpf_prog *prog)
-{
-	struct bpf_tracing_multi_link *link;
-	struct bpf_link_primer primer = {};
-	u64 *cookies;
-	u32 *ids;
-	int err;
-
-	err = multi_link_check_attr(attr);
-	if (err)
-		return err;
-	link = multi_link_create(attr, prog, &ids, &cookies);
-	if (IS_ERR(link))
-		return PTR_ERR(link);
-	err = multi_link_resolve(link, prog, ids, cookies);
-	if (err)
-		goto out_put;
-	err = multi_link_arg_btf(link, prog);
-	if (err)
-		goto out_put;
-	err = bpf_link_prime(&link->link.link, &primer);
-	if (err)
-		goto out_put;
-	err = multi_link_attach_funcs(link);
-	if (err)
-		goto out_put;
-	kvfree(ids);
-	kvfree(cookies);
-	return bpf_link_settle(&primer);
-
-out_put:
-	multi_link_put_trampolines(link);
-	if (primer.file) {
-		/* without its program, bpf_link_free() waits for RCU alone */
-		link->free_trace = prog->sleepable;
-		bpf_link_cleanup(&primer);	/* frees the link */
-	} else {
-		bpf_tracing_multi_link_dealloc(&link->link.link);
-	}
-	kvfree(ids);
-	kvfree(cookies);
-	return err;
-}
-
-/* The function a multi program runs for, found by the IP its trampoline
- * stored at ctx[-2], in the link the trampoline passed as cookie. A binary
- * search of its own: bsearch()'s comparison is an indirect call per step.
- */
-static __always_inline const struct bpf_tracing_multi_func *multi_func_of(void *ctx)
-{
-	struct bpf_trace_run_ctx *run_ctx =
-		container_of(current->bpf_ctx, struct bpf_trace_run_ctx, run_ctx);
-	struct bpf_tracing_multi_link *link = (void *)(unsigned long)run_ctx->bpf_cookie;
-	unsigned long ip = ((u64 *)ctx)[-2];
-	u32 lo = 0, hi = link->cnt, mid;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (link->funcs[mid].addr == ip)
-			return &link->funcs[mid];
-		if (link->funcs[mid].addr < ip)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
-/* bpf_get_attach_cookie() of a multi program: the function's cookie. */
-BPF_CALL_1(bpf_get_attach_cookie_tracing_multi, void *, ctx)
-{
-	const struct bpf_tracing_multi_func *f = multi_func_of(ctx);
-
-	return f ? f->cookie : 0;
-}
-
-/* bpf_arg_btf_slots() of the function a multi program runs for, or NULL */
-static __always_inline const u32 *multi_arg_btf(void *ctx)
-{
-	const struct bpf_tracing_multi_func *f = multi_func_of(ctx);
-
-	return f && f->link->arg_btf ? f->link->arg_btf[f - f->link->funcs] : NULL;
-}
-
-/**
- * bpf_tracing_multi_arg_btf - bpf_arg_btf() of a multi program
- * @ctx: the program's ctx
- * @n: argument slot
- * @btf_id: struct or union type id, of the program's attach BTF
- *
- * Return: ctx[@n] if the function the program runs for declares argument
- * slot @n as a pointer to @btf_id, else NULL.
- */
-void *bpf_tracing_multi_arg_btf(void *ctx, u32 n, u32 btf_id)
-{
-	const u32 *types = multi_arg_btf(ctx);
-
-	if (!types || n >= MAX_BPF_FUNC_ARGS || types[n] != btf_id)
-		return NULL;
-	return (void *)(unsigned long)((u64 *)ctx)[n];
-}
-
-/**
- * bpf_tracing_multi_arg_find - bpf_arg_find() of a multi program
- * @ctx: the program's ctx
- * @btf_id: struct or union type id, of the program's attach BTF
- *
- * Return: the first argument slot the function the program runs for
- * declares as a pointer to @btf_id, or -ENOENT.
- */
-int bpf_tracing_multi_arg_find(void *ctx, u32 btf_id)
-{
-	const u32 *types = multi_arg_btf(ctx);
-	int n;
-
-	for (n = 0; types && n < MAX_BPF_FUNC_ARGS; n++)
-		if (types[n] == btf_id)
-			return n;
-	return -ENOENT;
-}
-
-const struct bpf_func_proto bpf_get_attach_cookie_proto_tracing_multi = {
-	.func		= bpf_get_attach_cookie_tracing_multi,
-	.gpl_only	= false,
-	.ret_type	= RET_INTEGER,
-	.arg1_type	= ARG_PTR_TO_CTX,
-};
 
 #ifdef CONFIG_DEBUG_FS
 static void multi_tramps_show_links(struct seq_file *m, struct bpf_tracing_multi_link **links,
