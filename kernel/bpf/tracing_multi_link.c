@@ -15,14 +15,16 @@
  *   its arguments' types, found by the traced IP in link->funcs, which is
  *   sorted by address.
  *
- * Nothing here takes tramp_multi_mutex itself: a link's functions and cookies are
- * set before it is attached and do not change until it is freed, after an
- * RCU grace period (RCU tasks trace too for a sleepable program that
- * failed to attach).
+ * Nothing here takes tramp_multi_mutex itself. What the helpers read
+ * (funcs[].addr, .cookie and .link, arg_btf) is set before the link is
+ * attached and stays until it is freed: after an RCU grace period, and an
+ * RCU-tasks-trace one for a sleepable program (bpf_link_free(), or
+ * free_trace after a failed attach).
  */
 #include <linux/bpf.h>
 #include <linux/bpf_verifier.h>
 #include <linux/btf.h>
+#include <linux/cred.h>
 #include <linux/filter.h>
 #include <linux/ftrace.h>
 #include <linux/hashtable.h>
@@ -33,6 +35,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/stringhash.h>
+#include <linux/uaccess.h>
 
 #include "trampoline.h"
 
@@ -361,7 +364,7 @@ static unsigned long multi_link_ftrace_loc(struct bpf_tracing_multi_link *link,
 		loc = ftrace_location_range(sym->addr, sym->end - 1);
 	else
 		loc = ftrace_location(addr);
-	/* multi_tr_ret_off() must fit in a u8 */
+	/* multi_tr_ret_off() (trampoline_multi.c) must fit in a u8 */
 	if (!loc || loc - addr > U8_MAX - MCOUNT_INSN_SIZE)
 		return 0;
 	return loc;
@@ -591,7 +594,7 @@ out_free:
 }
 
 /**
- * bpf_tracing_multi_link_attach - BPF_LINK_CREATE for fentry/fexit/fmod_ret.multi
+ * bpf_tracing_multi_link_attach - BPF_LINK_CREATE for the multi tracing programs
  * @attr: link_create.tracing_multi: ids, cookies, cnt; target_fd: BTF object
  *        fd of the ids, or 0 for the program's attach BTF (vmlinux unless
  *        the program was loaded with a module's BTF as attach_btf_obj_fd)

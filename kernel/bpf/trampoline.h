@@ -8,9 +8,6 @@
 
 #include <linux/bpf.h>
 
-struct bpf_tramp_image;
-struct bpf_tramp_link;
-
 void bpf_tramp_images_retire(struct bpf_tramp_image **ims, u32 n);
 bool bpf_tramp_dying_skip_link(const struct bpf_tramp_link *link);
 
@@ -20,12 +17,6 @@ void bpf_tramp_multi_mutex_unlock(void);
 static inline void bpf_tramp_multi_mutex_unlock(void) {}
 #endif
 
-/*
- * A tracing_multi link: tracing_multi_link.c creates it and resolves its
- * functions, trampoline_multi.c routes them. Its fields are set before
- * bpf_tramp_multi_link_attach() and stay until the link is freed, but
- * tr_node, which tramp_multi_mutex guards.
- */
 struct bpf_tracing_multi_link;
 
 /* One function of a multi link. */
@@ -39,6 +30,14 @@ struct bpf_tracing_multi_func {
 	struct bpf_tracing_multi_link *link;
 };
 
+/*
+ * A tracing_multi link: tracing_multi_link.c creates it and resolves its
+ * functions, trampoline_multi.c routes them. Its fields are set before
+ * bpf_tramp_multi_link_attach() and stay until the link is freed, but:
+ * funcs[].tr_node (tramp_multi_mutex; tr->mutex too to add and delete),
+ * funcs[].tr (put by the link's release or a failed attach) and
+ * free_trace (set by a failed attach).
+ */
 struct bpf_tracing_multi_link {
 	/* link.cookie is the link itself, where the program may read the
 	 * IP: the helpers that find the function by it look it up there

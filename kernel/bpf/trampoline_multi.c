@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * fentry.multi, fexit.multi and fmod_ret.multi: one program attached to many
- * kernel functions by one link, through trampolines shared per arity class.
- * This file routes a link's functions to trampoline images and keeps them
- * routed while links and ordinary programs come and go; the link itself
- * (its UAPI, resolving its ids, what its programs read) is in
- * tracing_multi_link.c.
+ * fentry.multi, fexit.multi, fmod_ret.multi and fsession.multi: one program
+ * attached to many kernel functions by one link, through trampolines shared
+ * per arity class. This file routes a link's functions to trampoline
+ * images and keeps them routed while links and ordinary programs come and
+ * go; the link itself (its UAPI, resolving its ids, what its programs
+ * read) is in tracing_multi_link.c.
  *
  * Objects:
  * - struct bpf_tracing_multi_link (trampoline.h): the link; funcs[] holds
@@ -68,9 +68,10 @@
  * mutexes held (multi_link_add(), multi_link_del(), multi_link_unhold(),
  * multi_stale_del()): the ordinary path asks under tr->mutex, and the
  * answer holds while it keeps it. tr->ftrace_loc, set once, is also read
- * with neither held (multi_tr_known()). Order: tramp_multi_mutex ->
- * tr->mutex -> direct_mutex -> ftrace_lock. ftrace calls the ops_func
- * callbacks with direct_mutex held: they only trylock the other two.
+ * with neither held (multi_tr_known(), tracing_multi_link.c). Order:
+ * tramp_multi_mutex -> tr->mutex -> direct_mutex -> ftrace_lock. ftrace
+ * calls the ops_func callbacks with direct_mutex held: they only trylock
+ * the other two.
  *
  * A reroute in flight is a struct multi_reroute, on its caller's stack and
  * passed down: its plans, the images it touches, the ftrace change it
@@ -83,6 +84,7 @@
  */
 #include <linux/bpf.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/filter.h>
 #include <linux/ftrace.h>
 #include <linux/hashtable.h>
@@ -1600,7 +1602,7 @@ static int multi_link_add(struct bpf_tracing_multi_link *link)
 			/* an fsession link runs twice: it counts twice */
 			err = -E2BIG;
 		} else {
-			if (!tr->ftrace_loc)	/* func.addr is set: see multi_tr_known() */
+			if (!tr->ftrace_loc)	/* func.addr is set: multi_tr_known() */
 				smp_store_release(&tr->ftrace_loc, f->addr + f->loc_off);
 			hlist_add_head(&f->tr_node, &tr->multi_links);
 			tr->multi_cnt++;
@@ -1666,6 +1668,8 @@ static void multi_link_unhold(struct bpf_tracing_multi_link *link)
  * Does not fail: without memory, the link's programs are jumped over in
  * place. Returns once no task can be on its way to them. The link keeps
  * its references to the trampolines: the caller drops them.
+ *
+ * Context: process context, may sleep; no trampoline mutex held.
  */
 void bpf_tramp_multi_link_detach(struct bpf_tracing_multi_link *link)
 {
