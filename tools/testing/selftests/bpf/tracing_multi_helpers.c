@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* What the tracing_multi tests share: the functions fentry.multi can take,
- * kallsyms, bpf_testmod's BTF, and the pauses and marks of the benchmarks.
+ * kallsyms, bpf_testmod's BTF, the pauses and marks of the benchmarks, the
+ * bpf_fentry_test1..9 functions, debugfs counters and switches, and fault
+ * injection.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -442,4 +444,242 @@ int tracing_multi_testmod_ids(const char * const *names, int n, __u32 *ids)
 	btf__free(mod);
 	btf__free(vmlinux);
 	return fd;
+}
+
+/* BTF ids of bpf_fentry_test1..9, in that order. */
+int fentry_test_ids(__u32 *ids)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	char name[32];
+	int i, id;
+
+	if (!ASSERT_OK_PTR(btf, "btf__load_vmlinux_btf"))
+		return -1;
+	for (i = 0; i < NR_FUNCS; i++) {
+		snprintf(name, sizeof(name), "bpf_fentry_test%d", i + 1);
+		id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
+		if (!ASSERT_GT(id, 0, name)) {
+			btf__free(btf);
+			return -1;
+		}
+		ids[i] = id;
+	}
+	btf__free(btf);
+	return 0;
+}
+
+/* Shared and own images, as <debugfs>/bpf_multi_trampolines lists them. */
+int count_multi_tramps(int *shared, int *own)
+{
+	FILE *f = fopen("/sys/kernel/debug/bpf_multi_trampolines", "r");
+	char line[256];
+
+	*shared = *own = 0;
+	if (!ASSERT_OK_PTR(f, "open bpf_multi_trampolines"))
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "shared ", 7) == 0)
+			(*shared)++;
+		else if (strncmp(line, "own ", 4) == 0)
+			(*own)++;
+	}
+	fclose(f);
+	return 0;
+}
+
+/* BPF_PROG_TEST_RUN of a tracing program calls bpf_fentry_test1..9. */
+void fentry_test_run(struct bpf_program *prog)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, topts);
+
+	ASSERT_OK(bpf_prog_test_run_opts(bpf_program__fd(prog), &topts), "test_run");
+}
+
+/* Write @val to the file at @path: 0 or a negative errno. */
+int tracing_multi_write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY), n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n == strlen(val) ? 0 : -EIO;
+}
+
+/*
+ * Fault injection fails allocations of any size, sleeping or not, and
+ * quietly (a stack dump per failure would fill the console). failslab
+ * ignores sleeping allocations by default: without this, GFP_KERNEL ones
+ * succeed.
+ */
+int fault_knobs_set(void)
+{
+	static const char * const knobs[][2] = {
+		{ "/sys/kernel/debug/failslab/ignore-gfp-wait", "N" },
+		{ "/sys/kernel/debug/failslab/verbose", "0" },
+		{ "/sys/kernel/debug/fail_page_alloc/ignore-gfp-wait", "N" },
+		{ "/sys/kernel/debug/fail_page_alloc/ignore-gfp-highmem", "N" },
+		{ "/sys/kernel/debug/fail_page_alloc/min-order", "0" },
+		{ "/sys/kernel/debug/fail_page_alloc/verbose", "0" },
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(knobs); i++)
+		if (!ASSERT_OK(tracing_multi_write_file(knobs[i][0], knobs[i][1]), knobs[i][0]))
+			return -1;
+	return 0;
+}
+
+/*
+ * Every allocation of this task fails while make-it-fail is 1: failslab
+ * and fail_page_alloc with probability 100 for the tasks that ask.
+ */
+int fault_all_set(bool on)
+{
+	static const char * const attrs[] = { "failslab", "fail_page_alloc" };
+	static int mif_fd = -1;
+	char path[128];
+	int i, err = 0;
+
+	if (mif_fd < 0)
+		mif_fd = open("/proc/thread-self/make-it-fail", O_RDWR);
+	if (!ASSERT_GE(mif_fd, 0, "open make-it-fail"))
+		return -1;
+	if (on && fault_knobs_set())
+		return -1;
+	if (!on && pwrite(mif_fd, "0", 1, 0) != 1)
+		err = -errno;
+	/* never probability 100 without the task filter: every task would fail */
+	for (i = 0; i < ARRAY_SIZE(attrs) && !err; i++) {
+		snprintf(path, sizeof(path), "/sys/kernel/debug/%s/%s", attrs[i],
+			 on ? "task-filter" : "probability");
+		err = tracing_multi_write_file(path, on ? "Y" : "0");
+		snprintf(path, sizeof(path), "/sys/kernel/debug/%s/times", attrs[i]);
+		err = err ?: tracing_multi_write_file(path, "-1");
+		snprintf(path, sizeof(path), "/sys/kernel/debug/%s/%s", attrs[i],
+			 on ? "probability" : "task-filter");
+		err = err ?: tracing_multi_write_file(path, on ? "100" : "N");
+	}
+	/* last: from here on this task's allocations fail */
+	if (on && !err && pwrite(mif_fd, "1", 1, 0) != 1)
+		err = -errno;
+	return ASSERT_OK(err, on ? "every allocation fails" : "allocations work") ? 0 : -1;
+}
+
+/*
+ * Executable memory in /proc/vmallocinfo, by the function that allocated
+ * it: bpf_prog_packs (2 MiB at a time, shared by every BPF image) in
+ * *@pack_kb, ftrace's own trampolines (a page each) in *@exec_kb.
+ */
+int tracing_multi_exec_kb(long *pack_kb, long *exec_kb)
+{
+	FILE *f = fopen("/proc/vmallocinfo", "r");
+	long page_kb = sysconf(_SC_PAGESIZE) / 1024, kb;
+	char line[512], caller[256], *p;
+
+	if (!f)
+		return -1;
+	*pack_kb = 0;
+	*exec_kb = 0;
+	while (fgets(line, sizeof(line), f)) {
+		p = strstr(line, " pages=");
+		if (!p || sscanf(line, "%*s %*s %255s", caller) != 1)
+			continue;
+		kb = strtol(p + 7, NULL, 10) * page_kb;
+		if (!strncmp(caller, "bpf_prog_pack_alloc+", 20) ||
+		    !strncmp(caller, "alloc_new_pack+", 15) ||
+		    !strncmp(caller, "bpf_jit_alloc_exec+", 19))
+			*pack_kb += kb;
+		else if (!strncmp(caller, "arch_ftrace_update_trampoline+", 30) ||
+			 !strncmp(caller, "alloc_tramp+", 12) ||
+			 !strncmp(caller, "create_trampoline+", 18))
+			*exec_kb += kb;
+	}
+	fclose(f);
+	return 0;
+}
+
+/* Images listed in <debugfs>/bpf_multi_trampolines (shared and own). */
+int tracing_multi_count_images(void)
+{
+	FILE *f = fopen("/sys/kernel/debug/bpf_multi_trampolines", "r");
+	char line[256];
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n += !strncmp(line, "shared ", 7) || !strncmp(line, "own ", 4);
+	fclose(f);
+	return n;
+}
+
+/* The number in the file at @path, or -1. */
+long tracing_multi_read_long(const char *path)
+{
+	long n = -1;
+	FILE *f;
+
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &n) != 1)
+		n = -1;
+	fclose(f);
+	return n;
+}
+
+/* A counter of the test kernels' ftrace in debugfs; -1 without it. */
+long ftrace_debugfs_counter(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/%s", name);
+	return tracing_multi_read_long(path);
+}
+
+/*
+ * <debugfs>/ftrace_call_sites_updated: call sites ftrace rewrote so far
+ * (test kernels, CONFIG_FTRACE_DIRECT_VERIFY); -1 without it.
+ */
+long ftrace_sites_updated(void)
+{
+	return ftrace_debugfs_counter("ftrace_call_sites_updated");
+}
+
+/* <debugfs>/ftrace_records_visited: records ftrace's updates looked at so far. */
+long ftrace_records_visited(void)
+{
+	return ftrace_debugfs_counter("ftrace_records_visited");
+}
+
+/* <debugfs>/bpf_tramp_images_dying: images put and not freed yet. */
+long tramp_images_dying(void)
+{
+	return ftrace_debugfs_counter("bpf_tramp_images_dying");
+}
+
+/*
+ * Wait up to @ms milliseconds for the images put so far to be freed (their
+ * RCU and RCU-tasks waits done). Returns the count left: 0 once all are,
+ * -1 without the counter.
+ */
+long tramp_images_wait_freed(int ms)
+{
+	long n = tramp_images_dying();
+
+	for (; n > 0 && ms > 0; ms -= 20) {
+		usleep(20 * 1000);
+		n = tramp_images_dying();
+	}
+	return n;
+}
+
+/* <debugfs>/bpf_multi_tidy_hold: stale functions stay until released. */
+int multi_tidy_hold(bool on)
+{
+	const char *path = "/sys/kernel/debug/bpf_multi_tidy_hold";
+
+	return ASSERT_OK(tracing_multi_write_file(path, on ? "1" : "0"), path) ? 0 : -1;
 }

@@ -23,4 +23,28 @@ int tracing_multi_module_btf(const char *module, struct btf *vmlinux, struct btf
 int tracing_multi_testmod_btf(struct btf *vmlinux, struct btf **pbtf);
 int tracing_multi_testmod_ids(const char * const *names, int n, __u32 *ids);
 
+/* The bpf_fentry_test1..9 functions: their BTF ids, in that order, and a call of each */
+#define NR_FUNCS 9
+int fentry_test_ids(__u32 *ids);
+void fentry_test_run(struct bpf_program *prog);
+
+/* Images in <debugfs>/bpf_multi_trampolines: shared and own, and both */
+int count_multi_tramps(int *shared, int *own);
+int tracing_multi_count_images(void);
+
+/* Executable memory, from /proc/vmallocinfo */
+int tracing_multi_exec_kb(long *pack_kb, long *exec_kb);
+
+/* Files, fault injection and the test kernels' debugfs counters and switches */
+int tracing_multi_write_file(const char *path, const char *val);
+long tracing_multi_read_long(const char *path);
+int fault_knobs_set(void);
+int fault_all_set(bool on);
+long ftrace_debugfs_counter(const char *name);
+long ftrace_sites_updated(void);
+long ftrace_records_visited(void);
+long tramp_images_dying(void);
+long tramp_images_wait_freed(int ms);
+int multi_tidy_hold(bool on);
+
 #endif

@@ -31,7 +31,7 @@ static void test_skel_pattern(void)
 	/* bare SEC("fentry.multi") is not auto-attached */
 	ASSERT_NULL(skel->links.fentry_cookie, "fentry_cookie link");
 
-	test_run(skel->progs.fentry_all);
+	fentry_test_run(skel->progs.fentry_all);
 	for (i = 1; i <= NR_FUNCS; i++) {
 		ASSERT_EQ(skel->bss->fentry_hits[i], 1, "fentry_hits");
 		ASSERT_EQ(skel->bss->fexit_hits[i], 1, "fexit_hits");
@@ -41,7 +41,7 @@ static void test_skel_pattern(void)
 	/* detach one: the other keeps counting */
 	bpf_link__destroy(skel->links.fentry_all);
 	skel->links.fentry_all = NULL;
-	test_run(skel->progs.fexit_all);
+	fentry_test_run(skel->progs.fexit_all);
 	for (i = 1; i <= NR_FUNCS; i++) {
 		ASSERT_EQ(skel->bss->fentry_hits[i], 1, "fentry_hits after detach");
 		ASSERT_EQ(skel->bss->fexit_hits[i], 2, "fexit_hits after detach");
@@ -139,7 +139,7 @@ static void test_link_ids_cookies(void)
 	link = bpf_program__attach_tracing_multi(skel->progs.fentry_cookie, NULL, &opts);
 	if (!ASSERT_OK_PTR(link, "attach_tracing_multi"))
 		goto out;
-	test_run(skel->progs.fentry_cookie);
+	fentry_test_run(skel->progs.fentry_cookie);
 	for (i = 1; i <= NR_FUNCS; i++) {
 		ASSERT_EQ(skel->bss->cookie_hits[i], 1, "cookie_hits");
 		ASSERT_EQ(skel->bss->cookies[i], 100 + i, "cookie");
@@ -164,7 +164,7 @@ static void test_direct_access(void)
 						 "bpf_fentry_test?", NULL);
 	if (!ASSERT_OK_PTR(link, "attach"))
 		goto out;
-	test_run(skel->progs.fentry_direct);
+	fentry_test_run(skel->progs.fentry_direct);
 	ASSERT_EQ((int)skel->bss->direct_arg0[1], 1, "test1 a");
 	ASSERT_EQ((int)skel->bss->direct_arg0[2], 2, "test2 a");
 	ASSERT_EQ((char)skel->bss->direct_arg0[3], 4, "test3 a");
@@ -343,7 +343,7 @@ static void test_errors(void)
 	ASSERT_EQ(libbpf_get_error(link), -EINVAL, "pattern matches nothing");
 
 	/* nothing stayed attached */
-	test_run(skel->progs.fentry_cookie);
+	fentry_test_run(skel->progs.fentry_cookie);
 	for (i = 1; i <= NR_FUNCS; i++)
 		ASSERT_EQ(skel->bss->cookie_hits[i], 0, "hits after failures");
 	tracing_multi__destroy(skel);
@@ -391,7 +391,7 @@ static void seed_check(struct seed_state *st, const char *step)
 	bool a = st->links[SEED_A], e = st->links[SEED_E], x = st->links[SEED_X];
 	int i, shared, own;
 
-	test_run(st->skel->progs.seed_x);
+	fentry_test_run(st->skel->progs.seed_x);
 	st->a += a;
 	st->e += e;
 	st->x += x;
@@ -560,7 +560,7 @@ static void test_random_subsets(void)
 			if (!ASSERT_OK_PTR(links[i], "attach subset"))
 				goto out;
 		}
-		test_run(skel->progs.subset);
+		fentry_test_run(skel->progs.subset);
 		for (i = 1; i <= NR_FUNCS; i++)
 			ASSERT_EQ(skel->bss->subset_hits[i], want[i], "hits");
 		for (i = 0; i < ARRAY_SIZE(links); i++) {
@@ -603,7 +603,7 @@ static void test_max_links(void)
 	}
 	extra = attach_ids(skel->progs.subset, ids + 1, 2);		/* test2, test3 */
 	ASSERT_EQ(libbpf_get_error(extra), -E2BIG, "one link too many");
-	test_run(skel->progs.subset);
+	fentry_test_run(skel->progs.subset);
 	ASSERT_EQ(skel->bss->subset_hits[1], n, "test1");
 	ASSERT_EQ(skel->bss->subset_hits[2], n, "test2");
 	ASSERT_EQ(skel->bss->subset_hits[3], 0, "test3: rolled back");
@@ -638,7 +638,7 @@ static void test_sleepable(void)
 	link = attach_ids(skel->progs.sleepable, ids, 1);
 	if (!ASSERT_OK_PTR(link, "attach"))
 		goto out;
-	test_run(skel->progs.sleepable);
+	fentry_test_run(skel->progs.sleepable);
 	ASSERT_EQ(skel->bss->sleepable_hits, 1, "hits");
 	bpf_link__destroy(link);
 
@@ -654,7 +654,7 @@ static void test_sleepable(void)
 	ASSERT_EQ(err, -E2BIG, "one link too many");
 	ASSERT_GE(n, 8, "links that fit");
 	skel->bss->sleepable_hits = 0;
-	test_run(skel->progs.sleepable);
+	fentry_test_run(skel->progs.sleepable);
 	ASSERT_EQ(skel->bss->sleepable_hits, n, "hits after the failed attach");
 	for (i = 0; i < ARRAY_SIZE(links); i++)
 		bpf_link__destroy(links[i]);
@@ -946,8 +946,8 @@ static void test_args_kfuncs(void)
 	if (!ASSERT_OK_PTR(skel->links.modret, "attach modret"))
 		goto out;
 
-	test_run(skel->progs.multi_entry);	/* bpf_fentry_test1..9 */
-	test_run(skel->progs.modret);		/* bpf_modify_return_test */
+	fentry_test_run(skel->progs.multi_entry);	/* bpf_fentry_test1..9 */
+	fentry_test_run(skel->progs.modret);		/* bpf_modify_return_test */
 	ASSERT_OK(trigger_module_test_read(1), "trigger_module_test_read");
 
 	for (i = 0; i <= 6; i++) {
@@ -1001,7 +1001,7 @@ static void test_args_direct(void)
 	link = attach_ids(skel->progs.direct_abc, ids + 2, 4);
 	if (!ASSERT_OK_PTR(link, "attach"))
 		goto out;
-	test_run(skel->progs.direct_abc);
+	fentry_test_run(skel->progs.direct_abc);
 	for (i = 3; i <= 6; i++)
 		for (j = 0; j < 3; j++)
 			ASSERT_EQ((__u8)skel->bss->direct3[i][j], want[i][j], "direct read");
@@ -1206,7 +1206,7 @@ static void test_session_kfunc_protos(void)
 
 /* Ordinary fsession programs: one program runs at entry and at exit of its
  * function, the cookie is per invocation (0 again at each entry) and per
- * link; test_run takes an fsession program.
+ * link; BPF_PROG_TEST_RUN takes an fsession program.
  */
 static void test_fsession(void)
 {
@@ -1235,7 +1235,7 @@ static void test_fsession(void)
 
 	for (run = 1; run <= 2; run++) {
 		snprintf(what, sizeof(what), "run %d", run);
-		test_run(skel->progs.fs1);
+		fentry_test_run(skel->progs.fs1);
 		check_session_ordinary(skel, run, true, what);
 		ASSERT_EQ(skel->bss->fs1b_hits[0], run, "fs1b entry hits");
 		ASSERT_EQ(skel->bss->fs1b_hits[1], run, "fs1b exit hits");
@@ -1244,7 +1244,7 @@ static void test_fsession(void)
 	/* the other link on the function goes: fs1 runs as before */
 	bpf_link__destroy(skel->links.fs1b);
 	skel->links.fs1b = NULL;
-	test_run(skel->progs.fs2);
+	fentry_test_run(skel->progs.fs2);
 	check_session_ordinary(skel, 3, false, "fs1b detached");
 	ASSERT_EQ(skel->bss->fs1b_hits[0], 2, "fs1b entry hits after detach");
 	ASSERT_EQ(skel->bss->fs1b_hits[1], 2, "fs1b exit hits after detach");
@@ -1276,7 +1276,7 @@ static void test_fsession_multi(void)
 	link = bpf_program__attach(skel->progs.fsm_pattern);
 	if (!ASSERT_OK_PTR(link, "attach by SEC() pattern"))
 		goto out;
-	test_run(skel->progs.fsm_pattern);	/* test_run takes fsession.multi */
+	fentry_test_run(skel->progs.fsm_pattern);	/* fentry_test_run takes fsession.multi */
 	check_session_multi(skel, 1, NULL, "pattern");
 	bpf_link__destroy(link);
 	link = NULL;
@@ -1305,9 +1305,9 @@ static void test_fsession_multi(void)
 		ASSERT_EQ(info.tracing_multi.attach_type, BPF_TRACE_FSESSION_MULTI, "attach_type");
 		ASSERT_EQ(info.tracing_multi.count, NR_FUNCS, "count");
 	}
-	test_run(skel->progs.fsm);
+	fentry_test_run(skel->progs.fsm);
 	check_session_multi(skel, 1, acookies, "ids, run 1");
-	test_run(skel->progs.fsm);
+	fentry_test_run(skel->progs.fsm);
 	check_session_multi(skel, 2, acookies, "ids, run 2");
 
 	/* a second link of the program: two runs at each end, two cookies */
@@ -1316,7 +1316,7 @@ static void test_fsession_multi(void)
 	if (!ASSERT_OK_PTR(link2, "attach second link"))
 		goto out;
 	session_clear(skel);
-	test_run(skel->progs.fsm);
+	fentry_test_run(skel->progs.fsm);
 	for (i = 1; i <= NR_FUNCS; i++) {
 		ASSERT_EQ(skel->bss->m_hits[i][0], 2, "two links: entry hits");
 		ASSERT_EQ(skel->bss->m_hits[i][1], 2, "two links: exit hits");
@@ -1328,7 +1328,7 @@ static void test_fsession_multi(void)
 	bpf_link__destroy(link2);
 	link2 = NULL;
 	session_clear(skel);
-	test_run(skel->progs.fsm);
+	fentry_test_run(skel->progs.fsm);
 	check_session_multi(skel, 1, acookies, "second link detached");
 out:
 	bpf_link__destroy(link2);
@@ -1354,7 +1354,7 @@ static void test_fsession_ret_slot(void)
 	link = attach_ids(skel->progs.fsm_ret_slot, ids, 1);
 	if (!ASSERT_OK_PTR(link, "attach"))
 		goto out;
-	test_run(skel->progs.fsm_ret_slot);
+	fentry_test_run(skel->progs.fsm_ret_slot);
 	ASSERT_EQ(skel->bss->ret_slot_hits[0], 1, "entry hits");
 	ASSERT_EQ(skel->bss->ret_slot_hits[1], 1, "exit hits");
 	ASSERT_EQ(skel->bss->ret_slot_a[0], 1, "entry a");
@@ -1396,7 +1396,7 @@ static void test_fsession_max_links(void)
 	printf("%s: %d fsession.multi links fit on one function\n", __func__, n);
 	ASSERT_LE(n, 19, "at most BPF_MAX_TRAMP_LINKS / 2");
 	ASSERT_GE(n, 8, "fsession links on one function");
-	test_run(skel->progs.fsm_ret_slot);
+	fentry_test_run(skel->progs.fsm_ret_slot);
 	ASSERT_EQ(skel->bss->ret_slot_hits[0], n, "entry hits");
 	ASSERT_EQ(skel->bss->ret_slot_hits[1], n, "exit hits");
 	ASSERT_EQ(skel->bss->ret_slot[1], 2, "exit return value slot");
@@ -1475,7 +1475,7 @@ static void test_fsession_mixed(void)
 	    !ASSERT_OK_PTR(skel->links.fs1, "attach fs1") ||
 	    !ASSERT_OK_PTR(skel->links.fs2, "attach fs2"))
 		goto out;
-	test_run(skel->progs.fsm);
+	fentry_test_run(skel->progs.fsm);
 	check_session_multi(skel, 1, acookies, "with fentry/fexit/fsession");
 	check_session_ordinary(skel, 1, false, "with fsession.multi");
 	check_mix_ordinary(skel, "with fsession.multi");
@@ -1493,7 +1493,7 @@ static void test_fsession_mixed(void)
 	skel->links.fs1 = NULL;
 	skel->links.fs2 = NULL;
 	session_clear(skel);
-	test_run(skel->progs.fsm);
+	fentry_test_run(skel->progs.fsm);
 	check_session_multi(skel, 1, acookies, "ordinary programs detached");
 	ASSERT_EQ(skel->bss->mix_entry_hits, 0, "fentry detached");
 	ASSERT_EQ(skel->bss->fs1_hits[0], 0, "fsession detached");
@@ -1506,7 +1506,7 @@ static void test_fsession_mixed(void)
 	if (!ASSERT_OK_PTR(me, "attach fentry.multi") || !ASSERT_OK_PTR(mx, "attach fexit.multi"))
 		goto out;
 	session_clear(skel);
-	test_run(skel->progs.fsm);
+	fentry_test_run(skel->progs.fsm);
 	check_session_multi(skel, 1, acookies, "with fentry.multi/fexit.multi");
 	check_mix_multi(skel, "with fsession.multi");
 
@@ -1517,7 +1517,7 @@ static void test_fsession_mixed(void)
 	    !ASSERT_OK_PTR(skel->links.mix_exit, "attach fexit again"))
 		goto out;
 	session_clear(skel);
-	test_run(skel->progs.fsm);
+	fentry_test_run(skel->progs.fsm);
 	check_session_multi(skel, 1, acookies, "with all");
 	check_mix_multi(skel, "with all");
 	check_mix_ordinary(skel, "with all");
@@ -1526,7 +1526,7 @@ static void test_fsession_mixed(void)
 	bpf_link__destroy(fsm);
 	fsm = NULL;
 	session_clear(skel);
-	test_run(skel->progs.mix_multi_entry);
+	fentry_test_run(skel->progs.mix_multi_entry);
 	check_mix_multi(skel, "fsession.multi detached");
 	check_mix_ordinary(skel, "fsession.multi detached");
 	for (i = 1; i <= NR_FUNCS; i++) {

@@ -211,7 +211,8 @@ void serial_test_tracing_multi_bench_trigger(void)
 
 		link = NULL;
 		if (runs[i].by_return &&
-		    !ASSERT_OK(write_file(CALL_BY_RETURN_KNOB, "Y"), "set " CALL_BY_RETURN_KNOB))
+		    !ASSERT_OK(tracing_multi_write_file(CALL_BY_RETURN_KNOB, "Y"),
+			       "set " CALL_BY_RETURN_KNOB))
 			goto out;
 		if (prog == skel->progs.trig_fentry_multi ||
 		    prog == skel->progs.trig_fentry_multi_cookie ||
@@ -226,7 +227,7 @@ void serial_test_tracing_multi_bench_trigger(void)
 		else if (prog)
 			link = bpf_program__attach(prog);
 		if (runs[i].by_return)
-			write_file(CALL_BY_RETURN_KNOB, "N");
+			tracing_multi_write_file(CALL_BY_RETURN_KNOB, "N");
 		if (prog == skel->progs.trig_kprobe_multi &&
 		    libbpf_get_error(link) == -EOPNOTSUPP) {
 			printf("BENCH trig-kprobe-multi: n/a (no kprobe.multi here)\n");

@@ -381,7 +381,7 @@ void serial_test_tracing_multi_bench_ibt(void)
 	bpf_program__set_autoload(skel->progs.sets_fentry, true);
 	if (!ASSERT_OK(tracing_multi_bench_sets__load(skel), "load"))
 		goto out;
-	if (!ASSERT_OK(write_file(CALL_BY_RETURN_KNOB, "Y"), "IBT's call by return"))
+	if (!ASSERT_OK(tracing_multi_write_file(CALL_BY_RETURN_KNOB, "Y"), "IBT's call by return"))
 		goto out;
 	verify = direct_verify_off();
 	if (takeable_funcs(skel->progs.sets_fexit, &ids, &names, &cnt))
@@ -419,13 +419,13 @@ void serial_test_tracing_multi_bench_ibt(void)
 		printf("kprobe.multi attach %.3f s detach %.3f s\n", k1 - k0, k2 - k1b);
 
 	/* the same functions without the switch, and with fentry.multi */
-	write_file(CALL_BY_RETURN_KNOB, "N");
+	tracing_multi_write_file(CALL_BY_RETURN_KNOB, "N");
 	if (!time_multi(skel->progs.sets_fexit, &opts, &xa, &xd) &&
 	    !time_multi(skel->progs.sets_fentry, &opts, &ea, &ed))
 		printf("BENCH ibt-plain: fexit.multi attach %.3f s detach %.3f s; "
 		       "fentry.multi attach %.3f s detach %.3f s\n", xa, xd, ea, ed);
 out_knob:
-	write_file(CALL_BY_RETURN_KNOB, "N");
+	tracing_multi_write_file(CALL_BY_RETURN_KNOB, "N");
 	direct_verify_restore(verify);
 out:
 	free(ids);

@@ -108,7 +108,7 @@ static void test_link_show(struct tracing_multi_bpftool *skel)
 		return;
 	if (!ASSERT_OK(bpf_link_get_info_by_fd(bpf_link__fd(link), &info, &len), "link info"))
 		goto out;
-	test_run(skel->progs.tmb_cookie);
+	fentry_test_run(skel->progs.tmb_cookie);
 	for (i = 1; i <= NR_FUNCS; i++)
 		ASSERT_EQ(skel->bss->cookies[i], 100 + i, "cookie seen by the program");
 
@@ -223,14 +223,14 @@ static void test_prog_attach(struct tracing_multi_bpftool *skel)
 			   "json func");
 	}
 
-	test_run(skel->progs.tmb_attach);
+	fentry_test_run(skel->progs.tmb_attach);
 	ASSERT_TRUE(hits_are(skel->bss->attach_hits, 1), "attach_hits");
 
 	/* removing the pin detaches (the link is freed from a work item) */
 	ASSERT_OK(unlink(LINK_PIN), "unlink");
 	for (i = 0; i < 200; i++) {
 		memset(skel->bss->attach_hits, 0, sizeof(skel->bss->attach_hits));
-		test_run(skel->progs.tmb_attach);
+		fentry_test_run(skel->progs.tmb_attach);
 		if (hits_are(skel->bss->attach_hits, 0))
 			break;
 		usleep(10000);
@@ -271,7 +271,7 @@ static void test_autoattach(struct tracing_multi_bpftool *skel)
 	map_fd = bpf_obj_get(MAPS_DIR "/auto_hits");
 	if (!ASSERT_OK_FD(map_fd, "auto_hits map"))
 		goto out;
-	test_run(skel->progs.tmb_cookie);
+	fentry_test_run(skel->progs.tmb_cookie);
 	for (key = 1; key <= NR_FUNCS; key++) {
 		val = 0;
 		ASSERT_OK(bpf_map_lookup_elem(map_fd, &key, &val), "lookup");

@@ -194,7 +194,7 @@ static bool calls_counted(struct tracing_multi_fault *skel, __u64 *hits, __u64 w
 	int i;
 
 	reset_counts(skel);
-	test_run(skel->progs.fi_plain);
+	fentry_test_run(skel->progs.fi_plain);
 	for (i = 1; i <= FAULT_FUNCS; i++) {
 		if (skel->bss->keep_hits[i] != 1 || hits[i] != want) {
 			printf("%s, allocation %d failed: bpf_fentry_test%d: ", what, nth, i);
@@ -529,7 +529,7 @@ static void test_detach_ordinary(void)
 		bpf_link__destroy(plain);	/* close() */
 		fired = fault_fired();
 		reset_counts(skel);
-		test_run(skel->progs.fi_plain);
+		fentry_test_run(skel->progs.fi_plain);
 		if (!ASSERT_EQ(skel->bss->plain_hits, 0, "ordinary program detached") ||
 		    !ASSERT_EQ(skel->bss->keep_hits[2], 1, "multi link still runs")) {
 			printf("allocation %d failed\n", n);
@@ -573,7 +573,7 @@ static void test_detach_deferred(void)
 	if (!before || !ASSERT_GE(fd, 0, "attach") ||
 	    !calls_counted(skel, skel->bss->exit_hits, 1, "attached fexit", 0))
 		goto out;
-	if (waits_count(skel, wait_links) || tidy_hold(true) || fault_all_set(true))
+	if (waits_count(skel, wait_links) || multi_tidy_hold(true) || fault_all_set(true))
 		goto out;
 	close(fd);
 	fd = -1;
@@ -588,12 +588,12 @@ static void test_detach_deferred(void)
 	now = tramps_snapshot();
 	ASSERT_TRUE(now && (strstr(now, "dead args=") || strstr(now, "own stale ")),
 		    "images jump over the detached link until tidied");
-	tidy_hold(false);
+	multi_tidy_hold(false);
 	ASSERT_TRUE(tramps_back_to(before), "tidied: trampolines as before");
 	ASSERT_TRUE(calls_counted(skel, skel->bss->exit_hits, 0, "tidied fexit", 0),
 		    "calls after the tidy");
 out:
-	tidy_hold(false);
+	multi_tidy_hold(false);
 	waits_count_end(skel, wait_links);
 	if (fd >= 0)
 		close(fd);
@@ -665,9 +665,9 @@ static void test_kmemleak(void)
 	}
 	/* two scans: an object must look unreferenced twice to be reported */
 	sleep(1);
-	ASSERT_OK(write_file(KMEMLEAK, "scan"), "kmemleak scan");
+	ASSERT_OK(tracing_multi_write_file(KMEMLEAK, "scan"), "kmemleak scan");
 	sleep(6);
-	ASSERT_OK(write_file(KMEMLEAK, "scan"), "kmemleak scan again");
+	ASSERT_OK(tracing_multi_write_file(KMEMLEAK, "scan"), "kmemleak scan again");
 	f = fopen(KMEMLEAK, "r");
 	if (!ASSERT_OK_PTR(f, "open kmemleak"))
 		return;

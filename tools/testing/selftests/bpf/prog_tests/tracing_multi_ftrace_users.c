@@ -193,7 +193,7 @@ void test_tracing_multi_ftrace_users(void)
 	}
 	/* until the churn is done, and at least as many calls as rounds */
 	while (!__atomic_load_n(&churn.done, __ATOMIC_ACQUIRE) || calls < CHURN_ROUNDS) {
-		test_run(skel->progs.trigger);
+		fentry_test_run(skel->progs.trigger);
 		if (++calls >= MAX_BURST)
 			usleep(1000);
 	}

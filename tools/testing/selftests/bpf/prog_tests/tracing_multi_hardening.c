@@ -45,12 +45,12 @@ static void test_tail_call_caller_first(void)
 	link = bpf_program__attach_tracing_multi(skel->progs.tc_caller, "bpf_fentry_test1", NULL);
 	if (!ASSERT_OK_PTR(link, "attach caller"))
 		goto out;
-	test_run(skel->progs.tc_caller);
+	fentry_test_run(skel->progs.tc_caller);
 	ASSERT_EQ(skel->bss->caller_runs, 1, "caller_runs");
 	ASSERT_EQ(skel->bss->reader_runs, 1, "reader_runs");
 	/* the attached array cannot take the reader either */
 	ASSERT_ERR(prog_array_set(skel, skel->progs.tc_reader5), "reader5 refused attached");
-	test_run(skel->progs.tc_caller);
+	fentry_test_run(skel->progs.tc_caller);
 	ASSERT_EQ(skel->bss->reader_runs, 2, "reader_runs");
 	ASSERT_EQ(skel->bss->reader_slot5, 0, "slot 5 never read");
 	bpf_link__destroy(link);
@@ -109,7 +109,7 @@ static void test_tail_call_same_reads(void)
 						 "bpf_fentry_test1", NULL);
 	if (!ASSERT_OK_PTR(link, "attach caller"))
 		goto out;
-	test_run(skel->progs.tc_caller_reads0);
+	fentry_test_run(skel->progs.tc_caller_reads0);
 	ASSERT_EQ(skel->bss->caller_runs, 1, "caller_runs");
 	ASSERT_EQ(skel->bss->reader_runs, 1, "reader_runs");
 	ASSERT_EQ(skel->bss->reader_slot0, 1, "bpf_fentry_test1's a");
@@ -159,7 +159,7 @@ static void test_tail_call_ip(void)
 	link = bpf_program__attach_tracing_multi(skel->progs.ip_caller, NULL, &opts);
 	if (!ASSERT_OK_PTR(link, "attach multi caller"))
 		goto out;
-	test_run(skel->progs.ip_caller);
+	fentry_test_run(skel->progs.ip_caller);
 	ASSERT_EQ(skel->bss->ip_seen, addr, "multi reader's bpf_get_func_ip()");
 	ASSERT_EQ(skel->bss->cookie_seen, cookie, "multi reader's cookie");
 	bpf_link__destroy(link);
@@ -168,7 +168,7 @@ static void test_tail_call_ip(void)
 	ordinary = bpf_program__attach(skel->progs.ip_caller_ordinary);
 	if (!ASSERT_OK_PTR(ordinary, "attach ordinary caller"))
 		goto out;
-	test_run(skel->progs.ip_caller_ordinary);
+	fentry_test_run(skel->progs.ip_caller_ordinary);
 	ASSERT_EQ(skel->bss->ordinary_ip_seen, addr, "ordinary reader's bpf_get_func_ip()");
 out:
 	bpf_link__destroy(ordinary);
@@ -286,7 +286,7 @@ static void test_unprivileged_close(void)
 	link = bpf_program__attach_tracing_multi(skel->progs.uc_multi, "bpf_fentry_test1", NULL);
 	if (!ASSERT_OK_PTR(link, "attach multi"))
 		goto out;
-	test_run(skel->progs.uc_multi);
+	fentry_test_run(skel->progs.uc_multi);
 	ASSERT_EQ(skel->bss->uc_multi_runs, 1, "multi runs");
 	ASSERT_EQ(skel->bss->uc_ordinary_runs, 1, "ordinary runs");
 
@@ -322,7 +322,7 @@ static void test_unprivileged_close(void)
 	ASSERT_OK(sysctl_rw(JIT_LIMIT, NULL, 0, limit), "bpf_jit_limit back");
 
 	/* detached: the multi program no longer runs, the ordinary one does */
-	test_run(skel->progs.uc_multi);
+	fentry_test_run(skel->progs.uc_multi);
 	ASSERT_EQ(skel->bss->uc_multi_runs, 1, "multi runs after close");
 	ASSERT_EQ(skel->bss->uc_ordinary_runs, 2, "ordinary runs after close");
 	close(pipefd[0]);
@@ -348,7 +348,7 @@ static int lp_read(const char *file)
 	char path[128];
 
 	snprintf(path, sizeof(path), LP_SYSFS "/%s", file);
-	return read_long_file(path);
+	return tracing_multi_read_long(path);
 }
 
 /* Wait until no task runs the old (or, after disable, the new) body. */
@@ -580,13 +580,13 @@ void tracing_multi_test_livepatch(void)
 	patched = true;
 	lp_check(&st, "B: patched, nothing attached", true);
 	/* the attach's first plan does not know of the patch: ftrace refuses it */
-	if (!ASSERT_OK(write_file(IPMODIFY_STALE, "1"), IPMODIFY_STALE) ||
+	if (!ASSERT_OK(tracing_multi_write_file(IPMODIFY_STALE, "1"), IPMODIFY_STALE) ||
 	    !ASSERT_OK(tracing_multi_waits_read(waits, &nwaits, &held_b), "waits counted"))
 		goto out;
 	st.entry_fd = lp_attach_multi(&st, st.skel->progs.lp_entry);
 	/* the kretprobe takes the 1 back when ftrace_ipmodify_registered() is asked */
-	ASSERT_EQ(read_long_file(IPMODIFY_STALE), 0, "B: planned without the patch first");
-	write_file(IPMODIFY_STALE, "0");
+	ASSERT_EQ(tracing_multi_read_long(IPMODIFY_STALE), 0, "B: planned without the patch first");
+	tracing_multi_write_file(IPMODIFY_STALE, "0");
 	if (!ASSERT_GE(st.entry_fd, 0, "B: attach fentry.multi"))
 		goto out;
 	tracing_multi_waits_read(waits, &nwaits, &held);
@@ -678,7 +678,7 @@ static void test_livepatch_stale(void)
 		goto out;
 	lp_check(&st, "patched, fexit.multi", true);
 
-	if (tidy_hold(true) || fault_all_set(true))
+	if (multi_tidy_hold(true) || fault_all_set(true))
 		goto out;
 	lp_close(&st.exit_fd);
 	fault_all_set(false);
@@ -694,12 +694,12 @@ static void test_livepatch_stale(void)
 		goto out;
 	patched = false;
 	lp_check(&st, "patch disabled", false);
-	tidy_hold(false);
+	multi_tidy_hold(false);
 	/* the tidy has nothing left to do once the work ran */
 	usleep(500 * 1000);
 	lp_check(&st, "tidied", false);
 out:
-	tidy_hold(false);
+	multi_tidy_hold(false);
 	free(now);
 	lp_teardown(&st, vmlinux, btf, patched);
 }
@@ -970,13 +970,13 @@ static void test_livepatch_held(void)
 		goto out;
 	lp_check(&st, "unpatched", false);
 
-	if (!ASSERT_OK(write_file(MULTI_HOLD, "1"), "arm multi_hold") ||
+	if (!ASSERT_OK(tracing_multi_write_file(MULTI_HOLD, "1"), "arm multi_hold") ||
 	    !ASSERT_OK(pthread_create(&tid, NULL, held_attach_thread, &h), "attach thread"))
 		goto out;
 	started = true;
 	for (i = 0; i < 1000 && held != 2; i++) {
 		usleep(10 * 1000);
-		held = read_long_file(MULTI_HOLD);
+		held = tracing_multi_read_long(MULTI_HOLD);
 	}
 	if (!ASSERT_EQ(held, 2, "multi attach holds tramp_multi_mutex") ||
 	    !ASSERT_FALSE(__atomic_load_n(&h.done, __ATOMIC_ACQUIRE), "multi attach waits"))
@@ -1001,7 +1001,7 @@ static void test_livepatch_held(void)
 	if (__atomic_load_n(&h.done, __ATOMIC_ACQUIRE))
 		held = -1;
 	else
-		held = read_long_file(MULTI_HOLD);
+		held = tracing_multi_read_long(MULTI_HOLD);
 	printf("%s: %d rounds with tramp_multi_mutex held: enabled %d, refused %d (first: %s)\n",
 	       __func__, HELD_ROUNDS, enabled, refused,
 	       first_err ? strerrorname_np(-first_err) : "none");
@@ -1010,7 +1010,7 @@ static void test_livepatch_held(void)
 	ASSERT_EQ(enabled, HELD_ROUNDS, "enabled and disabled");
 out:
 	if (started) {
-		write_file(MULTI_HOLD, "0");
+		tracing_multi_write_file(MULTI_HOLD, "0");
 		pthread_join(tid, NULL);
 		ASSERT_GE(h.fd, 0, "held multi attach");
 		if (h.fd >= 0)
@@ -1212,9 +1212,9 @@ static void ipm_call(struct ipm_state *st, bool entry, bool exit, bool ord, cons
 	bss->exit_arg = 0;
 	bss->exit_ret = 0;
 	snprintf(name, sizeof(name), "call (%s)", when);
-	if (!ASSERT_OK(write_file(IPM_PARAM("call"), "5"), name))
+	if (!ASSERT_OK(tracing_multi_write_file(IPM_PARAM("call"), "5"), name))
 		return;
-	ASSERT_EQ(read_long_file(IPM_PARAM("call")), st->ret, name);
+	ASSERT_EQ(tracing_multi_read_long(IPM_PARAM("call")), st->ret, name);
 	snprintf(name, sizeof(name), "fentry.multi runs (%s)", when);
 	ASSERT_EQ(bss->entries, entry, name);
 	snprintf(name, sizeof(name), "fexit.multi runs (%s)", when);
@@ -1301,7 +1301,8 @@ static void test_ipmodify_no_callback(void)
 	if (!ASSERT_GE(st.exit_fd, 0, "attach fexit.multi"))
 		goto out;
 	ipm_call(&st, true, true, false, "shared", "before the IPMODIFY user");
-	if (!ASSERT_OK(write_file(IPM_PARAM("grow"), "1"), "IPMODIFY user takes the function"))
+	if (!ASSERT_OK(tracing_multi_write_file(IPM_PARAM("grow"), "1"),
+		       "IPMODIFY user takes the function"))
 		goto out;
 	/* the function keeps its shared image until it changes */
 	ipm_call(&st, true, true, false, "shared", "IPMODIFY user came");
@@ -1309,7 +1310,7 @@ static void test_ipmodify_no_callback(void)
 	/* each change moves the function, first to an image of its own */
 	ipm_close(&st.exit_fd);
 	if (redirect) {
-		if (!ASSERT_OK(write_file(IPM_PARAM("redirect"), "1"), "redirect"))
+		if (!ASSERT_OK(tracing_multi_write_file(IPM_PARAM("redirect"), "1"), "redirect"))
 			goto out;
 		st.ret = 7;
 	}
@@ -1329,8 +1330,9 @@ static void test_ipmodify_no_callback(void)
 	ipm_call(&st, true, true, false, "own", "ordinary fentry detached");
 	ipm_close(&st.entry_fd);
 	ipm_call(&st, false, true, false, "own", "fentry.multi detached");
-	if (!ASSERT_OK(write_file(IPM_PARAM("redirect"), "0"), "no redirect") ||
-	    !ASSERT_OK(write_file(IPM_PARAM("grow"), "0"), "IPMODIFY user leaves the function"))
+	if (!ASSERT_OK(tracing_multi_write_file(IPM_PARAM("redirect"), "0"), "no redirect") ||
+	    !ASSERT_OK(tracing_multi_write_file(IPM_PARAM("grow"), "0"),
+		       "IPMODIFY user leaves the function"))
 		goto out;
 	st.ret = 6;
 	ipm_call(&st, false, true, false, "own", "IPMODIFY user left");

@@ -143,7 +143,7 @@ static void check_mode(bool by_return)
 		ASSERT_EQ(n, shared, "images read");
 	}
 	/* the functions run and return their values through the images */
-	test_run(skel->progs.fexit_all);
+	fentry_test_run(skel->progs.fexit_all);
 	for (i = 1; i <= NR_FUNCS; i++)
 		ASSERT_EQ(skel->bss->fexit_hits[i], 1, "fexit_hits");
 	ASSERT_EQ(skel->bss->bad, 0, "bad");
@@ -198,7 +198,8 @@ out:
 /* serial: the switch is global, and every shared image is checked */
 void serial_test_tracing_multi_ibt_mode(void)
 {
-	if (!ASSERT_OK(write_file(CALL_BY_RETURN_KNOB, "Y"), "set " CALL_BY_RETURN_KNOB))
+	if (!ASSERT_OK(tracing_multi_write_file(CALL_BY_RETURN_KNOB, "Y"),
+		       "set " CALL_BY_RETURN_KNOB))
 		return;
 	if (test__start_subtest("images_by_return"))
 		check_mode(true);
@@ -208,7 +209,7 @@ void serial_test_tracing_multi_ibt_mode(void)
 		tracing_multi_test_livepatch();
 		tracing_multi_lp_own_check = NULL;
 	}
-	ASSERT_OK(write_file(CALL_BY_RETURN_KNOB, "N"), "clear " CALL_BY_RETURN_KNOB);
+	ASSERT_OK(tracing_multi_write_file(CALL_BY_RETURN_KNOB, "N"), "clear " CALL_BY_RETURN_KNOB);
 	if (test__start_subtest("images_as_the_host"))
 		check_mode(host_calls_by_return());
 }

@@ -139,14 +139,15 @@ void serial_test_tracing_multi_mitigations(void)
 			  &skel->bss->ord_modret_runs, "fmod_ret.multi", 0);
 	/* as an IBT host calls: by returning into the function */
 	if (test__start_subtest("by_return") &&
-	    ASSERT_OK(write_file(CALL_BY_RETURN_KNOB, "Y"), "set " CALL_BY_RETURN_KNOB)) {
+	    ASSERT_OK(tracing_multi_write_file(CALL_BY_RETURN_KNOB, "Y"),
+		      "set " CALL_BY_RETURN_KNOB)) {
 		test_kind(skel->progs.mit_exit, "bpf_fentry_test1", &skel->bss->exit_runs,
 			  skel->progs.ord_exit, &skel->bss->ord_exit_runs,
 			  "fexit.multi by return", 1);
 		test_kind(skel->progs.mit_modret, "bpf_modify_return_test",
 			  &skel->bss->modret_runs, skel->progs.ord_modret,
 			  &skel->bss->ord_modret_runs, "fmod_ret.multi by return", 1);
-		write_file(CALL_BY_RETURN_KNOB, "N");
+		tracing_multi_write_file(CALL_BY_RETURN_KNOB, "N");
 	}
 	tracing_multi_mitigations__destroy(skel);
 out:

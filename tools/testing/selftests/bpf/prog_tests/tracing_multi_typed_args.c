@@ -301,7 +301,7 @@ static void test_vmlinux(void)
 	if (!ASSERT_OK_PTR(skel->links.vm_entry1, "attach vm_entry1"))
 		goto out;
 	reset(skel);
-	test_run(skel->progs.vm_entry);
+	fentry_test_run(skel->progs.vm_entry);
 
 	for (i = 1; i <= NR_FUNCS; i++) {
 		r = &skel->bss->vm_recs[VM_MULTI][i];

@@ -107,10 +107,10 @@ static bool spin_start(struct locking_ctx *spin, pthread_t *tid, bool *started, 
 	char val[24];
 	int i;
 
-	*stall = read_long_file(STALL_TIMEOUT);
+	*stall = tracing_multi_read_long(STALL_TIMEOUT);
 	snprintf(val, sizeof(val), "%d", SPIN_STALL_SECS);
 	if (!ASSERT_GT(*stall, 0, "rcu_cpu_stall_timeout") ||
-	    !ASSERT_OK(write_file(STALL_TIMEOUT, val), "put off RCU's stall warning"))
+	    !ASSERT_OK(tracing_multi_write_file(STALL_TIMEOUT, val), "put off RCU's stall warning"))
 		return false;
 	/* grace periods that start from here on take it */
 	ASSERT_OK(kern_sync_rcu(), "kern_sync_rcu");
@@ -135,7 +135,7 @@ static void spin_stop(struct locking_ctx *spin, pthread_t tid, bool started, lon
 	ASSERT_FALSE(spin->skel->bss->timed_out, "spin stopped by the test");
 	if (stall > 0) {
 		snprintf(val, sizeof(val), "%ld", stall);
-		ASSERT_OK(write_file(STALL_TIMEOUT, val), "RCU's stall warning back");
+		ASSERT_OK(tracing_multi_write_file(STALL_TIMEOUT, val), "RCU's stall warning back");
 	}
 }
 
@@ -171,7 +171,7 @@ static void test_grace_period(bool beside)
 	spin.skel = skel;
 	detach.skel = skel;
 	/* see test_no_wait() */
-	if (tidy_hold(true))
+	if (multi_tidy_hold(true))
 		goto out;
 	if (!ASSERT_OK(pthread_getaffinity_np(pthread_self(), sizeof(cpus), &cpus), "affinity"))
 		goto out;
@@ -216,7 +216,7 @@ out:
 		pthread_join(detach_tid, NULL);
 	else
 		bpf_link__destroy(detach.link);
-	tidy_hold(false);
+	multi_tidy_hold(false);
 	bpf_link__destroy(multi);
 	bpf_link__destroy(ordinary);
 	bpf_link__destroy(first);
@@ -275,7 +275,7 @@ static void test_no_wait(void)
 	 * does, waiting for RCU-tasks under tramp_multi_mutex, which CPU 0's
 	 * spin holds up, and an attach meanwhile waits for the mutex.
 	 */
-	if (tidy_hold(true))
+	if (multi_tidy_hold(true))
 		goto out;
 	if (!ASSERT_OK(pthread_getaffinity_np(pthread_self(), sizeof(cpus), &cpus), "affinity"))
 		goto out;
@@ -325,7 +325,7 @@ out:
 			  "test_run");
 		ASSERT_EQ(skel->bss->multi_runs, 1, "bpf_fentry_test2 runs the first link");
 	}
-	tidy_hold(false);
+	multi_tidy_hold(false);
 	bpf_link__destroy(first);
 	tracing_multi_updates__destroy(skel);
 	if (dying >= 0)
@@ -553,7 +553,7 @@ static void *release_thread(void *arg)
 
 	for (i = 0; i < HOLD_SECS * 10 && !__atomic_load_n((bool *)arg, __ATOMIC_ACQUIRE); i++)
 		usleep(100 * 1000);
-	write_file(MULTI_HOLD, "0");
+	tracing_multi_write_file(MULTI_HOLD, "0");
 	return NULL;
 }
 
@@ -570,23 +570,24 @@ static bool lat_rounds_held(struct tracing_multi_updates *skel, struct tracing_m
 	bool held = false, stop = false;
 	int i, err;
 
-	if (!ASSERT_OK(write_file(MULTI_HOLD, "1"), "arm multi_hold"))
+	if (!ASSERT_OK(tracing_multi_write_file(MULTI_HOLD, "1"), "arm multi_hold"))
 		return false;
 	if (!ASSERT_OK(pthread_create(&tid, NULL, held_thread, &h), "held attach thread")) {
-		write_file(MULTI_HOLD, "0");
+		tracing_multi_write_file(MULTI_HOLD, "0");
 		return false;
 	}
-	for (i = 0; i < 500 && read_long_file(MULTI_HOLD) != 2; i++)
+	for (i = 0; i < 500 && tracing_multi_read_long(MULTI_HOLD) != 2; i++)
 		usleep(10 * 1000);
 	err = pthread_create(&rtid, NULL, release_thread, &stop);
-	if (ASSERT_EQ(read_long_file(MULTI_HOLD), 2, "multi attach holds tramp_multi_mutex") &&
+	if (ASSERT_EQ(tracing_multi_read_long(MULTI_HOLD), 2,
+		      "multi attach holds tramp_multi_mutex") &&
 	    ASSERT_OK(err, "release thread") && !lat_rounds(skel, ext, fentry_ms, ext_ms))
-		held = read_long_file(MULTI_HOLD) == 2 &&
+		held = tracing_multi_read_long(MULTI_HOLD) == 2 &&
 		       !__atomic_load_n(&h.done, __ATOMIC_ACQUIRE);
 	__atomic_store_n(&stop, true, __ATOMIC_RELEASE);
 	if (!err)
 		pthread_join(rtid, NULL);
-	write_file(MULTI_HOLD, "0");
+	tracing_multi_write_file(MULTI_HOLD, "0");
 	pthread_join(tid, NULL);
 	ASSERT_OK(h.err, "held link");
 	bpf_link__destroy(h.link);
@@ -724,15 +725,15 @@ static int exits_round(struct tracing_multi_exits *skel, bool ordinary)
 	churn = attach_block(ordinary ? skel->progs.ord_churn_exit : skel->progs.churn_exit);
 	if (!churn)
 		return -1;
-	if (!ASSERT_OK(write_file(MULTI_BLOCK, "1"), "arm multi_block") ||
+	if (!ASSERT_OK(tracing_multi_write_file(MULTI_BLOCK, "1"), "arm multi_block") ||
 	    !ASSERT_OK(pthread_create(&tid, NULL, block_thread, &c), "block thread")) {
-		write_file(MULTI_BLOCK, "0");
+		tracing_multi_write_file(MULTI_BLOCK, "0");
 		bpf_link__destroy(churn);
 		return -1;
 	}
-	for (i = 0; i < 3000 && read_long_file(MULTI_BLOCK) != 2; i++)
+	for (i = 0; i < 3000 && tracing_multi_read_long(MULTI_BLOCK) != 2; i++)
 		usleep(10 * 1000);
-	if (ASSERT_EQ(read_long_file(MULTI_BLOCK), 2, "call in flight")) {
+	if (ASSERT_EQ(tracing_multi_read_long(MULTI_BLOCK), 2, "call in flight")) {
 		bpf_link__destroy(churn);
 		churn = NULL;
 		other = attach_block(ordinary ? skel->progs.ord_churn_entry :
@@ -740,7 +741,7 @@ static int exits_round(struct tracing_multi_exits *skel, bool ordinary)
 		bpf_link__destroy(other);
 		err = other ? 0 : -1;
 	}
-	write_file(MULTI_BLOCK, "0");
+	tracing_multi_write_file(MULTI_BLOCK, "0");
 	pthread_join(tid, NULL);
 	bpf_link__destroy(churn);
 	if (!ASSERT_EQ(c.ret, BLOCK_LEN, "call returned"))
