@@ -66,12 +66,22 @@ for path in logs:
                 put(d, "  attach with/without", a1 / a0)
                 put(d, "  detach with/without", d1 / d0)
                 continue
+            m = re.match(r"BENCH memory slab: (fentry\.multi(?: again)?): (.*)", line)
+            if m:
+                # the caches that grew most, bytes per function
+                for part in m.group(2).split(", "):
+                    k = re.match(r"\s*(\S+) ([+-][\d.]+) B/func", part)
+                    if k:
+                        put(d, "mem slab%s: %s (B/func)" % (m.group(1)[12:], k.group(1)),
+                            float(k.group(2)))
+                continue
             m = re.match(r"BENCH memory: functions (\d+); (.*)", line)
             if m:
                 # per part: jit and data, in KiB and bytes per function
                 mem = {}
                 for part in m.group(2).split("; "):
-                    k = re.match(r"(fentry\.multi|kprobe\.multi|fentry trampolines, (\d+) sampled[^:]*:) "
+                    k = re.match(r"(fentry\.multi again|fentry\.multi|kprobe\.multi|"
+                                 r"fentry trampolines, (\d+) sampled[^:]*:) "
                                  r"jit ([\d.-]+) KiB \(([\d.-]+) B/func\) "
                                  r"data ([\d.-]+) KiB \(([\d.-]+) B/func\)", part)
                     if k:

@@ -10,7 +10,8 @@
  * - tracing_multi_bench_ordinary: an ordinary fentry's attach and detach
  *   time, with and without multi links elsewhere;
  * - tracing_multi_bench_memory: the memory one fentry.multi link on every
- *   function takes, against kprobe.multi and ordinary fentry.
+ *   function takes, and a second one on the same functions, against
+ *   kprobe.multi and ordinary fentry.
  */
 #include <test_progs.h>
 #include <bpf/btf.h>
@@ -328,9 +329,11 @@ out:
 }
 
 /*
- * Memory: what one fentry.multi link on every function takes, against
- * kprobe.multi on the same functions and against ordinary fentry, one
- * trampoline (one image, one ftrace_ops) per function. Kernel-wide
+ * Memory: what one fentry.multi link on every function takes, and a second
+ * one on the same functions ("again"), against kprobe.multi on the same
+ * functions and against ordinary fentry, one trampoline (one image, one
+ * ftrace_ops) per function. The fentry.multi links' data is also given
+ * by slab cache (slab_print()). Kernel-wide
  * counters, read from user space before and after each attach; each
  * read waits until they hold still (mem_settle()), so that what is freed
  * after a grace period or by a work item counts where it belongs.
@@ -474,6 +477,82 @@ static void mem_print(const char *what, double jit, double data, size_t n, const
 	       jit / 1024, jit / n, data / 1024, data / n, end);
 }
 
+/*
+ * Where "data" goes, by slab cache: /proc/slabinfo's active objects times
+ * their size, before and after (the test kernels keep Debian's
+ * CONFIG_SLAB_MERGE_DEFAULT=n: caches are not merged).
+ */
+#define SLAB_CACHES_MAX 1024
+#define SLAB_TOP 8
+
+struct slab_cache {
+	char name[64];
+	long active;		/* objects */
+	long size;		/* bytes each */
+	double delta;		/* bytes, after less before */
+};
+
+struct slab_snap {
+	struct slab_cache c[SLAB_CACHES_MAX];
+	int n;
+};
+
+static int slab_read(struct slab_snap *s)
+{
+	FILE *f = fopen("/proc/slabinfo", "r");
+	char line[512];
+
+	s->n = 0;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f) && s->n < SLAB_CACHES_MAX) {
+		struct slab_cache *c = &s->c[s->n];
+
+		if (sscanf(line, "%63s %ld %*d %ld", c->name, &c->active, &c->size) == 3)
+			s->n++;
+	}
+	fclose(f);
+	return 0;
+}
+
+static double slab_abs(double d)
+{
+	return d < 0 ? -d : d;
+}
+
+static int slab_cmp_delta(const void *a, const void *b)
+{
+	double x = slab_abs(((const struct slab_cache *)a)->delta);
+	double y = slab_abs(((const struct slab_cache *)b)->delta);
+
+	return y > x ? 1 : y < x ? -1 : 0;
+}
+
+/* "BENCH memory slab: @what: cache +B/func, ...": the caches that changed most from @a to @b */
+static void slab_print(const char *what, const struct slab_snap *a, struct slab_snap *b,
+		       size_t n)
+{
+	int i, j, shown = 0;
+
+	for (i = 0; i < b->n; i++) {
+		b->c[i].delta = (double)b->c[i].active * b->c[i].size;
+		for (j = 0; j < a->n; j++) {
+			if (!strcmp(a->c[j].name, b->c[i].name)) {
+				b->c[i].delta -= (double)a->c[j].active * a->c[j].size;
+				break;
+			}
+		}
+	}
+	qsort(b->c, b->n, sizeof(b->c[0]), slab_cmp_delta);
+	printf("BENCH memory slab: %s:", what);
+	for (i = 0; i < b->n && shown < SLAB_TOP; i++) {
+		if (slab_abs(b->c[i].delta) < n)	/* under a byte a function */
+			break;
+		printf("%s %s %+.1f B/func", shown++ ? "," : "", b->c[i].name, b->c[i].delta / n);
+	}
+	printf("%s\n", shown ? "" : " none");
+}
+
 /* An ordinary fentry program doing what bench_fentry does. */
 static int load_fentry(__u32 btf_id)
 {
@@ -564,15 +643,17 @@ void serial_test_tracing_multi_bench_memory(void)
 {
 	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, kopts);
-	struct mem_delta multi, kmulti, prog, load, attach;
+	struct mem_delta multi, multi2, kmulti, prog, load, attach;
+	struct bpf_link *link, *link2 = NULL;
 	struct tracing_multi_bench *skel;
 	double jit, data, pjit, pdata;
-	struct mem_snap s0, s1;
-	struct bpf_link *link;
+	struct slab_snap *slabs = NULL;
+	struct mem_snap s0, s1, s2;
+	int reads, reads2 = -1, kerr;
+	bool slab_ok = false;
 	char **names = NULL;
 	__u32 *ids = NULL;
 	size_t cnt = 0;
-	int reads, kerr;
 
 	if (tracing_multi_all_funcs(&names, &ids, &cnt))
 		return;
@@ -585,20 +666,33 @@ void serial_test_tracing_multi_bench_memory(void)
 	if (tracing_multi_drop_all_refused(skel->progs.bench_fentry, ids, names, &cnt))
 		goto out;
 
-	/* one fentry.multi link on every function */
+	/* one fentry.multi link on every function, then a second one */
 	opts.ids = ids;
 	opts.cnt = cnt;
-	if (mem_settle(skel, &s0) < 0)
+	slabs = calloc(3, sizeof(*slabs));
+	if (!ASSERT_OK_PTR(slabs, "calloc") || mem_settle(skel, &s0) < 0)
 		goto out;
+	slab_ok = !slab_read(&slabs[0]);
 	tracing_multi_mark("bench: memory: fentry.multi on %zu\n", cnt);
 	link = bpf_program__attach_tracing_multi(skel->progs.bench_fentry, NULL, &opts);
 	if (!ASSERT_OK_PTR(link, "fentry.multi attach"))
 		goto out;
 	reads = mem_settle(skel, &s1);
+	slab_ok = !slab_read(&slabs[1]) && slab_ok;
+	tracing_multi_mark("bench: memory: fentry.multi again on %zu\n", cnt);
+	if (reads >= 0) {
+		link2 = bpf_program__attach_tracing_multi(skel->progs.bench_fentry, NULL, &opts);
+		if (ASSERT_OK_PTR(link2, "fentry.multi attach again"))
+			reads2 = mem_settle(skel, &s2);
+		slab_ok = reads2 >= 0 && !slab_read(&slabs[2]) && slab_ok;
+	}
+	bpf_link__destroy(link2);
 	bpf_link__destroy(link);
 	if (reads < 0)
 		goto out;
 	mem_diff(&s0, &s1, reads, &multi);
+	if (reads2 >= 0)
+		mem_diff(&s1, &s2, reads2, &multi2);
 
 	/* kprobe.multi on the same functions */
 	if (mem_settle(skel, &s0) < 0)
@@ -627,6 +721,12 @@ void serial_test_tracing_multi_bench_memory(void)
 	data = (load.data + attach.data) / load.units - pdata;
 
 	mem_detail("fentry.multi", &multi);
+	if (reads2 >= 0)
+		mem_detail("fentry.multi again", &multi2);
+	if (slab_ok) {
+		slab_print("fentry.multi", &slabs[0], &slabs[1], cnt);
+		slab_print("fentry.multi again", &slabs[1], &slabs[2], cnt);
+	}
 	if (kerr != -EOPNOTSUPP)
 		mem_detail("kprobe.multi", &kmulti);
 	mem_detail("fentry programs, one function", &prog);
@@ -634,6 +734,8 @@ void serial_test_tracing_multi_bench_memory(void)
 	mem_detail("fentry attach", &attach);
 	printf("BENCH memory: functions %zu; ", cnt);
 	mem_print("fentry.multi", multi.jit, multi.data, cnt, "; ");
+	if (reads2 >= 0)
+		mem_print("fentry.multi again", multi2.jit, multi2.data, cnt, "; ");
 	if (kerr == -EOPNOTSUPP)
 		printf("kprobe.multi n/a (none here); ");
 	else
@@ -642,6 +744,7 @@ void serial_test_tracing_multi_bench_memory(void)
 	mem_print("", jit * cnt, data * cnt, cnt, "; ");
 	printf("fentry programs jit %.1f B/prog data %.1f B/prog\n", pjit, pdata);
 out:
+	free(slabs);
 	tracing_multi_bench__destroy(skel);
 out_free:
 	free(ids);
