@@ -5,7 +5,8 @@
 # nothing about speed): the all-functions attach benchmark, fentry.multi
 # against kprobe.multi (x86-64 only: arm64 6.12 has no kprobe.multi), and
 # the per-call trigger benchmark, an ordinary fentry's attach time beside
-# multi links, and the memory one link on every function takes against
+# multi links, and the memory one link on every function takes (and a
+# second one on the same functions, and by slab cache) against
 # kprobe.multi and ordinary fentry (tracing_multi_bench_memory); updates:
 # an ordinary fentry beside a link on every function, 64 links over random
 # subsets, fexit.multi under IBT decisions (tracing_multi_bench_sets.c).
