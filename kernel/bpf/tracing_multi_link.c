@@ -422,7 +422,7 @@ static int multi_link_resolve_one(struct bpf_tracing_multi_link *link, struct bp
 	f->btf_id = id;
 	f->cookie = cookie;
 	f->link = link;
-	f->tr = tr ?: bpf_trampoline_get(key, &tgt_info);
+	f->tr = tr ?: bpf_trampoline_get_multi(key, &tgt_info);
 	if (!f->tr)
 		return -ENOMEM;
 	/* a trampoline an ordinary program took for data of that name */

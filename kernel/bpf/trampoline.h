@@ -58,6 +58,8 @@ struct bpf_tracing_multi_link {
 	bool free_trace;
 };
 
+struct bpf_trampoline *bpf_trampoline_get_multi(u64 key,
+						struct bpf_attach_target_info *tgt_info);
 int bpf_tramp_multi_link_attach(struct bpf_tracing_multi_link *link);
 void bpf_tramp_multi_link_detach(struct bpf_tracing_multi_link *link);
 

@@ -126,7 +126,6 @@ struct multi_plan {
 	struct bpf_tramp_image *own_im;	/* its own image (ordinary programs) */
 	struct ftrace_ops *own_ops;	/* and the ops calling that, or */
 	bool own_modify;		/* tr->fops, pointed at own_im in place */
-	struct ftrace_ops *fresh_fops;	/* tr->fops once ftrace has the old one */
 	bool own_live;			/* tr->fops points at own_im */
 	u32 own_flags;
 };
@@ -839,6 +838,7 @@ static void multi_plan_commit(struct multi_plan *p, struct multi_image_puts *put
 {
 	struct bpf_trampoline *tr = p->tr;
 	bool unregistered = tr->cur_image && !p->own_modify;
+	bool idle = !tr->cur_image;	/* its tr->fops, if any, is not registered */
 
 	if (tr->shared_node.next)
 		list_del_init(&tr->shared_node);
@@ -852,18 +852,19 @@ static void multi_plan_commit(struct multi_plan *p, struct multi_image_puts *put
 	if (tr->cur_image)
 		multi_put_image(puts, tr->cur_image);
 	tr->cur_image = p->own_im;
-	if (p->fresh_fops) {
-		/* tr->fops was unregistered: ftrace frees it */
-		tr->fops = p->fresh_fops;
-		p->fresh_fops = NULL;
-	}
-	if (p->own_ops) {
-		/* tr->fops was unregistered (ftrace frees it) or never registered */
-		if (!unregistered)
-			multi_ops_free(tr->fops);
+	/*
+	 * tr->fops was unregistered (ftrace frees it), or is not registered
+	 * (NULL, or one the ordinary path allocated: freed here). The
+	 * function's own ops replaces it if it keeps an image, else none:
+	 * register_fentry() allocates one if the ordinary path registers the
+	 * function again.
+	 */
+	if (idle)
+		multi_ops_free(tr->fops);
+	if (idle || unregistered)
 		tr->fops = p->own_ops;
+	if (p->own_ops)
 		tr->func.ftrace_managed = true;
-	}
 	if (p->own_ops || p->own_modify) {
 		tr->flags = p->own_flags;
 		/* not tr->multi_cnt: a detaching link counts there */
@@ -962,8 +963,7 @@ static int multi_reroute_plan(struct multi_reroute *r)
 /*
  * Allocate what publishing and committing @r's change take, so that
  * neither allocates: ftrace's ops arrays (the functions' own ops put in),
- * a fresh tr->fops for each function whose own ops leaves, the batch of
- * images to put, and the touched images' ips and new ops.
+ * the batch of images to put, and the touched images' ips and new ops.
  */
 static int multi_reroute_alloc(struct multi_reroute *r)
 {
@@ -980,10 +980,7 @@ static int multi_reroute_alloc(struct multi_reroute *r)
 	 * ftrace frees the ops that leave after their grace period, and
 	 * nothing waits for it here, under tramp_multi_mutex: a work item
 	 * does, or, in a detach (whose program may be freed once it returns),
-	 * bpf_tramp_multi_wait() once the mutexes are released (c->defer). A
-	 * function's tr->fops that leaves for a shared image or none may be
-	 * registered again: the function gets a fresh one, and without
-	 * memory for it the reroute fails before anything changed.
+	 * bpf_tramp_multi_wait() once the mutexes are released (c->defer).
 	 */
 	c->release = multi_ops_free;
 	c->defer = r->deferring ? &multi_deferred_dead : NULL;
@@ -992,15 +989,8 @@ static int multi_reroute_alloc(struct multi_reroute *r)
 
 		if (p->own_ops)
 			c->add[c->nr_add++] = p->own_ops;
-		if (!p->tr->cur_image || p->own_modify)
-			continue;
-		c->del[c->nr_del++] = p->tr->fops;
-		if (p->own_ops)
-			continue;
-		p->fresh_fops = kzalloc(sizeof(*p->fresh_fops), GFP_KERNEL);
-		if (!p->fresh_fops)
-			return -ENOMEM;
-		bpf_tramp_ftrace_ops_init(p->fresh_fops, p->tr);
+		if (p->tr->cur_image && !p->own_modify)
+			c->del[c->nr_del++] = p->tr->fops;
 	}
 	/*
 	 * The images let go, put together: at most one per plan and one per
@@ -1110,8 +1100,6 @@ static void multi_reroute_commit(struct multi_reroute *r)
 static void multi_plan_abandon(struct multi_reroute *r, struct multi_plan *p)
 {
 	multi_ops_free(p->own_ops);
-	multi_ops_free(p->fresh_fops);
-	p->fresh_fops = NULL;
 	/* own_live: the undo failed, and it stays reachable (leaked) */
 	if (p->own_im && !p->own_live && r->published)
 		multi_reroute_abandon_put(r->batch, p->own_im);

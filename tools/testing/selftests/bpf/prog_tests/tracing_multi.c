@@ -449,6 +449,126 @@ out:
 	tracing_multi__destroy(st.skel);
 }
 
+/* A skeleton that loads only @keep (its other programs are left out). */
+static struct tracing_multi *skel_only(struct bpf_program *(*keep)(struct tracing_multi *),
+				       struct bpf_program *(*keep2)(struct tracing_multi *))
+{
+	struct tracing_multi *skel = tracing_multi__open();
+	struct bpf_program *prog;
+
+	if (!ASSERT_OK_PTR(skel, "open"))
+		return NULL;
+	bpf_object__for_each_program(prog, skel->obj)
+		bpf_program__set_autoload(prog, prog == keep(skel) ||
+					  (keep2 && prog == keep2(skel)));
+	if (!ASSERT_OK(tracing_multi__load(skel), "load")) {
+		tracing_multi__destroy(skel);
+		return NULL;
+	}
+	skel->bss->test_pid = getpid();
+	return skel;
+}
+
+static struct bpf_program *prog_seed_x(struct tracing_multi *skel)
+{
+	return skel->progs.seed_x;
+}
+
+static struct bpf_program *prog_seed_a(struct tracing_multi *skel)
+{
+	return skel->progs.seed_a;
+}
+
+static struct bpf_program *prog_seed_e(struct tracing_multi *skel)
+{
+	return skel->progs.seed_e;
+}
+
+/* Run the seed functions once; each count as expected afterwards. */
+static void ordinary_check(struct tracing_multi *x, struct tracing_multi *o, __u64 *hits,
+			   bool ax, bool aa, bool ae, const char *step)
+{
+	int i;
+
+	hits[0] += ax;
+	hits[1] += aa;
+	hits[2] += ae;
+	fentry_test_run(x->progs.seed_x);
+	for (i = 0; i < ARRAY_SIZE(seed_funcs); i++)
+		ASSERT_EQ(x->bss->seed_x_hits[seed_funcs[i]], hits[0], step);
+	ASSERT_EQ(o->bss->seed_a_hits, hits[1], step);
+	ASSERT_EQ(o->bss->seed_e_hits, hits[2], step);
+	ASSERT_EQ(x->bss->bad + o->bss->bad, 0, step);
+}
+
+/*
+ * Ordinary programs on functions whose trampolines a multi link created:
+ * such a trampoline has no ftrace_ops of its own until the ordinary path
+ * registers the function (register_fentry()). The ordinary programs are
+ * loaded once the link has created the trampolines, then attached after
+ * the link is gone, beside it, and again after leaving their images.
+ */
+static void test_ordinary_after_multi(void)
+{
+	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
+	struct bpf_link *lx = NULL, *la = NULL, *le = NULL;
+	struct tracing_multi *x, *o = NULL;
+	__u32 ids[NR_FUNCS], seed_ids[ARRAY_SIZE(seed_funcs)];
+	__u64 hits[3] = {};
+	int i;
+
+	if (fentry_test_ids(ids))
+		return;
+	for (i = 0; i < ARRAY_SIZE(seed_funcs); i++)
+		seed_ids[i] = ids[seed_funcs[i] - 1];
+	opts.ids = seed_ids;
+	opts.cnt = ARRAY_SIZE(seed_ids);
+	x = skel_only(prog_seed_x, NULL);
+	if (!x)
+		return;
+	lx = bpf_program__attach_tracing_multi(x->progs.seed_x, NULL, &opts);
+	if (!ASSERT_OK_PTR(lx, "attach X"))
+		goto out;
+	o = skel_only(prog_seed_a, prog_seed_e);
+	if (!o)
+		goto out;
+	ordinary_check(x, o, hits, 1, 0, 0, "X");
+
+	/* the link goes, then the ordinary programs attach */
+	bpf_link__destroy(lx);
+	lx = NULL;
+	la = bpf_program__attach(o->progs.seed_a);
+	le = bpf_program__attach(o->progs.seed_e);
+	if (!ASSERT_OK_PTR(la, "attach A") || !ASSERT_OK_PTR(le, "attach E"))
+		goto out;
+	ordinary_check(x, o, hits, 0, 1, 1, "A, E after X");
+
+	/* the link beside them: own images; E leaves its own for the shared one */
+	lx = bpf_program__attach_tracing_multi(x->progs.seed_x, NULL, &opts);
+	if (!ASSERT_OK_PTR(lx, "attach X again"))
+		goto out;
+	ordinary_check(x, o, hits, 1, 1, 1, "X beside A, E");
+	bpf_link__destroy(le);
+	le = NULL;
+	ordinary_check(x, o, hits, 1, 1, 0, "E left");
+	bpf_link__destroy(lx);
+	lx = NULL;
+	ordinary_check(x, o, hits, 0, 1, 0, "X left A");
+	le = bpf_program__attach(o->progs.seed_e);
+	if (!ASSERT_OK_PTR(le, "attach E again"))
+		goto out;
+	ordinary_check(x, o, hits, 0, 1, 1, "E again");
+	bpf_link__destroy(la);
+	la = NULL;
+	ordinary_check(x, o, hits, 0, 0, 1, "A left");
+out:
+	bpf_link__destroy(la);
+	bpf_link__destroy(le);
+	bpf_link__destroy(lx);
+	tracing_multi__destroy(o);
+	tracing_multi__destroy(x);
+}
+
 struct gap_runner {
 	int prog_fd;
 	bool stop;
@@ -1793,6 +1913,8 @@ void tracing_multi_run_subtests(void)
 		test_errors();
 	if (test__start_subtest("seed_orders"))
 		test_seed_orders();
+	if (test__start_subtest("ordinary_after_multi"))
+		test_ordinary_after_multi();
 	if (test__start_subtest("gap_free"))
 		test_gap_free();
 	if (test__start_subtest("random_subsets"))
