@@ -81,6 +81,9 @@ def job(suite, kernel, arch, out, res):
     print("  printf '#!/usr/bin/bash\\nexec -a modinfo /usr/bin/kmod -b %s/mods \"$@\"\\n' > /tmp/bin/modinfo" % k)
     print("  chmod +x /tmp/bin/modprobe /tmp/bin/modinfo")
     print("fi")
+    # the host's which is a link into its /etc/alternatives, which the
+    # guest does not have: busybox's (ftracetest's "requires: X:program")
+    print("ln -sf /bin/busybox /tmp/bin/which")
     print("export PATH=/tmp/bin:$PATH")
     # livepatch's functions.sh calls /bin/stat --format: the host's stat
     print("/usr/bin/stat --version >/dev/null 2>&1 && ln -sf /usr/bin/stat /bin/stat")
