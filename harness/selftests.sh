@@ -59,11 +59,9 @@ linked_deps() {	# the objects a linked skeleton is made of
 for t in "${TESTS[@]}"; do
 	for p in $(grep -ohE '\b[a-zA-Z0-9_]+\.(skel\.h|lskel\.h|bpf\.o)' "$SRC/prog_tests/$t.c" |
 		   sed -E 's/\.(skel\.h|lskel\.h|bpf\.o)$//' | sed 's/_lskel$//' | sort -u); do
-		if [ -f "$SRC/progs/$p.c" ]; then
-			progs[$p]=1
-		else
-			for d in $(linked_deps "$p"); do progs[$d]=1; done
-		fi
+		# a linked skeleton may share its name with one of its parts
+		[ -f "$SRC/progs/$p.c" ] && progs[$p]=1
+		for d in $(linked_deps "$p"); do progs[$d]=1; done
 	done
 done
 PROGS=$(printf '%s\n' "${!progs[@]}" | LC_ALL=C sort)
