@@ -144,7 +144,11 @@ build_selftests() {
 		cp "$SOUT_R/build.log" "$OUT/build-pass$pass.log"
 		[ -x "$SOUT_R/test_progs" ] && break
 		# leave out the tests whose own object or whose skeletons failed
-		sed -n 's/.*\*\*\* \[[^]]*: \([^]]*\)\] Error.*/\1/p' "$SOUT_R/build.log" |
+		# ("*** [Makefile:N: obj] Error", or a generated header with no
+		# rule "needed by 'obj'")
+		sed -n -e 's/.*\*\*\* \[[^]]*: \([^]]*\)\] Error.*/\1/p' \
+			-e "s/.*\*\*\* No rule to make target .*, needed by '\([^']*\)'.*/\1/p" \
+			"$SOUT_R/build.log" |
 			sed -E 's|.*/||; s/\.(test\.o|skel\.h|lskel\.h|bpf\.o|subskel\.h)$//; s/_lskel$//' |
 			sort -u > "$OUT/failed.pass$pass"
 		awk 'FILENAME == ARGV[1] { bad[$1] = 1; next }
