@@ -226,10 +226,12 @@ def collect(suite, kernel, arch, out, res, boot, guest_ok):
     return "%d tests left, %s failed (crash)" % (len(rest) - 1, rest[0]) if len(rest) > 1 else "done"
 
 
-def causes():
-    """harness/regress.causes: SUITE REGEX CAUSE, for tests failing on both."""
+def causes(name="regress.causes"):
+    """harness/regress.causes: SUITE REGEX CAUSE, for tests failing on both;
+    harness/regress.expected: SUITE REGEX REASON, for a test whose failure
+    on the patched kernel only is the series' intended change."""
     out = []
-    path = os.path.join(HARNESS, "regress.causes")
+    path = os.path.join(HARNESS, name)
     if os.path.exists(path):
         for line in open(path):
             line = line.split("#", 1)[0].strip()
@@ -241,10 +243,11 @@ def causes():
 
 def report(arch, out, secs, suites):
     cs = causes()
+    xs = causes("regress.expected")
     total = 0
     print("== make regress %s (%d s)" % (arch, int(secs)))
-    print("%-14s %6s %7s %7s %11s %12s %6s" %
-          ("suite", "run", "pass", "fail", "regressions", "improvements", "skip"))
+    print("%-14s %6s %7s %7s %11s %9s %12s %6s" %
+          ("suite", "run", "pass", "fail", "regressions", "expected", "improvements", "skip"))
     details = []
     for s in suites:
         kernels = ["check"] if s == "parallel" else ["base", "patched"]
@@ -267,13 +270,20 @@ def report(arch, out, secs, suites):
         if s == "parallel":
             reg = [n for n in names if p.get(n) == "FAIL"]
             both_fail = []
+        # differences the series means to make (regress.expected)
+        expected = {}
+        for n in reg:
+            why = next((c for (xs_s, rx, c) in xs if xs_s in (s, "*") and rx.search(n)), None)
+            if why:
+                expected[n] = why
+        reg = [n for n in reg if n not in expected]
         # splats the patched kernel printed and the base did not
         bs = set(splat_keys(out, s, "base")) if s != "parallel" else set()
         ps = splat_keys(out, s, kernels[-1])
         new_splats = sorted(set(x for x in ps if x not in bs))
-        print("%-14s %6d %7d %7d %11d %12d %6d" %
+        print("%-14s %6d %7d %7d %11d %9d %12d %6d" %
               (s, len(names), len(both_pass), len(both_fail), len(reg) + len(new_splats),
-               len(imp), len(skip)))
+               len(expected), len(imp), len(skip)))
         total += len(reg) + len(new_splats)
         by_cause = {}
         for n in both_fail:
@@ -288,6 +298,10 @@ def report(arch, out, secs, suites):
                            (s, len(lone), " ".join(lone[:12]) + (" ..." if len(lone) > 12 else "")))
         for n in reg:
             details.append("%s: REGRESSION: %s (base %s, patched %s)" % (s, n, b.get(n, "-"), p.get(n, "-")))
+        for why in sorted(set(expected.values())):
+            ns = sorted(n for n in expected if expected[n] == why)
+            details.append("%s: expected (pass on base, fail patched): %d: %s: %s" %
+                           (s, len(ns), " ".join(ns), why))
         for x in new_splats:
             details.append("%s: REGRESSION: patched kernel splat: %s" % (s, x))
         for n in imp:
