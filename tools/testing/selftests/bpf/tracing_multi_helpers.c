@@ -36,6 +36,9 @@ void tracing_multi_settle(void)
 /**
  * tracing_multi_mark - progress in the kernel log, which a crash does not lose
  * @fmt: printf format, and its arguments
+ *
+ * Also in the trace buffer, where it places the events a tracer recorded
+ * (kmem's allocations, for one) against the test's steps.
  */
 void tracing_multi_mark(const char *fmt, ...)
 {
@@ -47,6 +50,12 @@ void tracing_multi_mark(const char *fmt, ...)
 	n = vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	fd = open("/dev/kmsg", O_WRONLY);
+	if (fd < 0)
+		return;
+	if (write(fd, buf, n) < 0)
+		n = 0;
+	close(fd);
+	fd = open("/sys/kernel/tracing/trace_marker", O_WRONLY);
 	if (fd < 0)
 		return;
 	if (write(fd, buf, n) < 0)

@@ -686,6 +686,7 @@ void serial_test_tracing_multi_bench_memory(void)
 			reads2 = mem_settle(skel, &s2);
 		slab_ok = reads2 >= 0 && !slab_read(&slabs[2]) && slab_ok;
 	}
+	tracing_multi_mark("bench: memory: fentry.multi detach\n");
 	bpf_link__destroy(link2);
 	bpf_link__destroy(link);
 	if (reads < 0)
