@@ -16,7 +16,7 @@
  *   sorted by address.
  *
  * Nothing here takes tramp_multi_mutex itself. What the helpers read
- * (funcs[].addr, .cookie and .link, arg_btf) is set before the link is
+ * (funcs[].addr, cookies, arg_btf) is set before the link is
  * attached and stays until it is freed: after an RCU grace period, and an
  * RCU-tasks-trace one for a sleepable program (bpf_link_free(), or
  * free_trace after a failed attach).
@@ -36,17 +36,44 @@
 #include <linux/sort.h>
 #include <linux/stringhash.h>
 #include <linux/uaccess.h>
+#include <linux/vmalloc.h>
 
 #include "trampoline.h"
 
 /* The most functions one link takes (as kprobe.multi). */
 #define BPF_TRACING_MULTI_MAX_CNT	BIT(20)
 
-static int multi_link_cmp_addr(const void *a, const void *b)
+/*
+ * An array of @n elements of @size for the link, zeroed, in the memory it
+ * needs: kvmalloc() would take a large one in a kmalloc() rounded up to a
+ * power of two, up to twice that. So, as bpf_map_area_alloc() does,
+ * kmalloc() up to the costly order, vmalloc() above.
+ */
+static void *multi_link_array_alloc(u32 n, size_t size)
+{
+	size_t bytes = array_size(n, size);
+
+	if (bytes <= PAGE_SIZE << PAGE_ALLOC_COSTLY_ORDER)
+		return kvzalloc(bytes, GFP_KERNEL | __GFP_ACCOUNT);
+	return __vmalloc(bytes, GFP_KERNEL | __GFP_ACCOUNT | __GFP_ZERO);
+}
+
+static int multi_link_cmp_addr(const void *a, const void *b, const void *priv)
 {
 	const struct bpf_tracing_multi_func *x = a, *y = b;
 
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Sorting funcs[] by address: the cookies go with their functions. */
+static void multi_link_swap(void *a, void *b, int size, const void *priv)
+{
+	const struct bpf_tracing_multi_link *link = priv;
+	struct bpf_tracing_multi_func *x = a, *y = b;
+
+	swap(*x, *y);
+	if (link->cookies)
+		swap(link->cookies[x - link->funcs], link->cookies[y - link->funcs]);
 }
 
 /* Drop the link's trampoline references (they take mutexes: not from the
@@ -75,6 +102,7 @@ static void bpf_tracing_multi_link_release(struct bpf_link *l)
 static void multi_link_free(struct bpf_tracing_multi_link *link)
 {
 	kvfree(link->funcs);
+	kvfree(link->cookies);
 	kvfree(link->arg_btf);
 	module_put(link->mod);
 	btf_put(link->btf);
@@ -155,9 +183,10 @@ static int bpf_tracing_multi_link_fill_link_info(const struct bpf_link *l,
 	sort_r(by_id, link->cnt, sizeof(*by_id), multi_link_cmp_id, NULL, link->funcs);
 	for (i = 0; i < ucount; i++) {
 		const struct bpf_tracing_multi_func *f = &link->funcs[by_id[i]];
+		u64 cookie = link->cookies ? link->cookies[by_id[i]] : 0;
 
 		if ((uids && put_user(f->btf_id, uids + i)) ||
-		    (ucookies && put_user(f->cookie, ucookies + i)) ||
+		    (ucookies && put_user(cookie, ucookies + i)) ||
 		    (uaddrs && put_user(show_addrs ? f->addr : 0, uaddrs + i))) {
 			err = -EFAULT;
 			break;
@@ -420,7 +449,8 @@ static int multi_link_resolve_one(struct bpf_tracing_multi_link *link, struct bp
 	f->addr = tgt_info.tgt_addr;
 	f->loc_off = loc - f->addr;
 	f->btf_id = id;
-	f->cookie = cookie;
+	if (link->cookies)
+		link->cookies[f - link->funcs] = cookie;
 	f->link = link;
 	f->tr = tr ?: bpf_trampoline_get_multi(key, &tgt_info);
 	if (!f->tr)
@@ -457,7 +487,8 @@ static int multi_link_resolve(struct bpf_tracing_multi_link *link, struct bpf_pr
 	for (i = 1; i < link->cnt && sorted; i++)
 		sorted = link->funcs[i].addr >= link->funcs[i - 1].addr;
 	if (!sorted)
-		sort(link->funcs, link->cnt, sizeof(*link->funcs), multi_link_cmp_addr, NULL);
+		sort_r(link->funcs, link->cnt, sizeof(*link->funcs), multi_link_cmp_addr,
+		       multi_link_swap, link);
 	for (i = 1; i < link->cnt; i++)
 		if (link->funcs[i].addr == link->funcs[i - 1].addr)
 			return -EINVAL;
@@ -478,8 +509,7 @@ static int multi_link_arg_btf(struct bpf_tracing_multi_link *link, const struct 
 
 	if (!prog->aux->uses_arg_btf)
 		return 0;
-	link->arg_btf = kvmalloc_array(link->cnt, sizeof(*link->arg_btf),
-				       GFP_KERNEL | __GFP_ACCOUNT);
+	link->arg_btf = multi_link_array_alloc(link->cnt, sizeof(*link->arg_btf));
 	if (!link->arg_btf)
 		return -ENOMEM;
 	for (i = 0; i < link->cnt; i++) {
@@ -561,8 +591,10 @@ multi_link_create(const union bpf_attr *attr, struct bpf_prog *prog, u32 **ids, 
 		*cookies = kvmalloc_array(cnt, sizeof(**cookies), GFP_KERNEL | __GFP_ACCOUNT);
 	if (!link || !*ids || (ucookies && !*cookies))
 		goto out_free;
-	link->funcs = kvcalloc(cnt, sizeof(*link->funcs), GFP_KERNEL | __GFP_ACCOUNT);
-	if (!link->funcs)
+	link->funcs = multi_link_array_alloc(cnt, sizeof(*link->funcs));
+	if (ucookies)
+		link->cookies = multi_link_array_alloc(cnt, sizeof(*link->cookies));
+	if (!link->funcs || (ucookies && !link->cookies))
 		goto out_free;
 	link->btf = btf;
 	link->attach_type = prog->expected_attach_type;
@@ -584,8 +616,10 @@ multi_link_create(const union bpf_attr *attr, struct bpf_prog *prog, u32 **ids, 
 	return link;
 
 out_free:
-	if (link)
+	if (link) {
 		kvfree(link->funcs);
+		kvfree(link->cookies);
+	}
 	kfree(link);
 	kvfree(*ids);
 	kvfree(*cookies);
@@ -655,40 +689,54 @@ out_put:
  * stored at ctx[-2], in the link the trampoline passed as cookie. A binary
  * search of its own: bsearch()'s comparison is an indirect call per step.
  */
-static __always_inline const struct bpf_tracing_multi_func *multi_func_of(void *ctx)
+static __always_inline struct bpf_tracing_multi_link *multi_link_of(void)
 {
 	struct bpf_trace_run_ctx *run_ctx =
 		container_of(current->bpf_ctx, struct bpf_trace_run_ctx, run_ctx);
-	struct bpf_tracing_multi_link *link = (void *)(unsigned long)run_ctx->bpf_cookie;
+
+	return (void *)(unsigned long)run_ctx->bpf_cookie;
+}
+
+/* @link's index of the function, or -1 */
+static __always_inline long multi_func_of(const struct bpf_tracing_multi_link *link, void *ctx)
+{
 	unsigned long ip = ((u64 *)ctx)[-2];
 	u32 lo = 0, hi = link->cnt, mid;
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
 		if (link->funcs[mid].addr == ip)
-			return &link->funcs[mid];
+			return mid;
 		if (link->funcs[mid].addr < ip)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return NULL;
+	return -1;
 }
 
 /* bpf_get_attach_cookie() of a multi program: the function's cookie. */
 BPF_CALL_1(bpf_get_attach_cookie_tracing_multi, void *, ctx)
 {
-	const struct bpf_tracing_multi_func *f = multi_func_of(ctx);
+	const struct bpf_tracing_multi_link *link = multi_link_of();
+	long i;
 
-	return f ? f->cookie : 0;
+	if (!link->cookies)
+		return 0;
+	i = multi_func_of(link, ctx);
+	return i >= 0 ? link->cookies[i] : 0;
 }
 
 /* bpf_arg_btf_slots() of the function a multi program runs for, or NULL */
 static __always_inline const u32 *multi_arg_btf(void *ctx)
 {
-	const struct bpf_tracing_multi_func *f = multi_func_of(ctx);
+	const struct bpf_tracing_multi_link *link = multi_link_of();
+	long i;
 
-	return f && f->link->arg_btf ? f->link->arg_btf[f - f->link->funcs] : NULL;
+	if (!link->arg_btf)
+		return NULL;
+	i = multi_func_of(link, ctx);
+	return i >= 0 ? link->arg_btf[i] : NULL;
 }
 
 /**

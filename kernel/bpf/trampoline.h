@@ -22,7 +22,6 @@ struct bpf_tracing_multi_link;
 /* One function of a multi link. */
 struct bpf_tracing_multi_func {
 	unsigned long addr;		/* what bpf_get_func_ip() returns */
-	u64 cookie;
 	u32 btf_id;
 	u8 loc_off;			/* its ftrace location - addr */
 	struct bpf_trampoline *tr;
@@ -49,6 +48,7 @@ struct bpf_tracing_multi_link {
 	struct module *mod;
 	u32 cnt;
 	struct bpf_tracing_multi_func *funcs;	/* sorted by addr */
+	u64 *cookies;		/* funcs[i]'s, if the link was given any */
 	/* bpf_arg_btf_slots() of funcs[i]'s prototype, if the program asks */
 	u32 (*arg_btf)[MAX_BPF_FUNC_ARGS];
 	/*

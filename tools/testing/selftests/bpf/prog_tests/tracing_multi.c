@@ -150,6 +150,103 @@ out:
 	tracing_multi__destroy(skel);
 }
 
+#define MANY_COOKIES_CNT 1500	/* found by one walk of kallsyms; arrays over 32 KiB */
+
+static __u64 many_cookie(__u32 id, const __u32 *test_ids)
+{
+	int i;
+
+	for (i = 0; i < NR_FUNCS; i++)
+		if (id == test_ids[i])
+			return 100 + i + 1;	/* bpf_fentry_test<i + 1> */
+	return (__u64)id << 16 | 0x5a;
+}
+
+/*
+ * Cookies on a link of many functions, given in an order other than the
+ * functions' addresses: each call and the link info pair them by id.
+ */
+static void test_link_many_cookies(void)
+{
+	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
+	__u32 test_ids[NR_FUNCS], *all = NULL, *ids = NULL, *out_ids = NULL;
+	struct bpf_link_info info = {};
+	__u32 len = sizeof(info), j, k;
+	struct tracing_multi *skel;
+	char **names = NULL, **sel = NULL;
+	__u64 *cookies = NULL;
+	struct bpf_link *link;
+	size_t cnt = 0, n = 0, i;
+
+	if (fentry_test_ids(test_ids))
+		return;
+	skel = tracing_multi__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+		return;
+	skel->bss->test_pid = getpid();
+	if (!ASSERT_OK(tracing_multi_all_funcs(&names, &all, &cnt), "all_funcs") ||
+	    !ASSERT_GT(cnt, 2 * MANY_COOKIES_CNT, "functions"))
+		goto out;
+	ids = calloc(MANY_COOKIES_CNT + NR_FUNCS, sizeof(*ids));
+	out_ids = calloc(MANY_COOKIES_CNT + NR_FUNCS, sizeof(*out_ids));
+	cookies = calloc(MANY_COOKIES_CNT + NR_FUNCS, sizeof(*cookies));
+	sel = calloc(MANY_COOKIES_CNT, sizeof(*sel));
+	if (!ASSERT_OK_PTR(ids, "calloc") || !ASSERT_OK_PTR(out_ids, "calloc") ||
+	    !ASSERT_OK_PTR(cookies, "calloc") || !ASSERT_OK_PTR(sel, "calloc"))
+		goto out;
+	/* every k-th function, then bpf_fentry_test1..9 */
+	for (i = 0; i < cnt && n < MANY_COOKIES_CNT; i += cnt / MANY_COOKIES_CNT) {
+		if (many_cookie(all[i], test_ids) < 0x10000)
+			continue;
+		ids[n] = all[i];
+		sel[n++] = names[i];
+	}
+	if (tracing_multi_drop_all_refused(skel->progs.fentry_cookie, ids, sel, &n))
+		goto out;
+	memcpy(ids + n, test_ids, sizeof(test_ids));
+	n += NR_FUNCS;
+	/* in reverse: neither by id nor by address */
+	for (j = 0; j < n / 2; j++) {
+		__u32 tmp = ids[j];
+
+		ids[j] = ids[n - 1 - j];
+		ids[n - 1 - j] = tmp;
+	}
+	for (j = 0; j < n; j++)
+		cookies[j] = many_cookie(ids[j], test_ids);
+	opts.ids = ids;
+	opts.cookies = cookies;
+	opts.cnt = n;
+	link = bpf_program__attach_tracing_multi(skel->progs.fentry_cookie, NULL, &opts);
+	if (!ASSERT_OK_PTR(link, "attach_tracing_multi"))
+		goto out;
+	fentry_test_run(skel->progs.fentry_cookie);
+	for (k = 1; k <= NR_FUNCS; k++) {
+		ASSERT_EQ(skel->bss->cookie_hits[k], 1, "cookie_hits");
+		ASSERT_EQ(skel->bss->cookies[k], 100 + k, "cookie");
+	}
+	memset(cookies, 0, n * sizeof(*cookies));
+	info.tracing_multi.cookies = ptr_to_u64(cookies);
+	info.tracing_multi.ids = ptr_to_u64(out_ids);
+	info.tracing_multi.count = n;
+	if (ASSERT_OK(bpf_link_get_info_by_fd(bpf_link__fd(link), &info, &len), "info") &&
+	    ASSERT_EQ(info.tracing_multi.count, n, "count")) {
+		for (j = 0; j < n; j++)
+			if (!ASSERT_EQ(cookies[j], many_cookie(out_ids[j], test_ids), "info cookie"))
+				break;
+	}
+	bpf_link__destroy(link);
+out:
+	free(sel);
+	free(cookies);
+	free(out_ids);
+	free(ids);
+	free(all);
+	if (names)
+		tracing_multi_free_names(names, cnt);
+	tracing_multi__destroy(skel);
+}
+
 /* Direct reads of argument slots, by pattern. */
 static void test_direct_access(void)
 {
@@ -1905,6 +2002,8 @@ void tracing_multi_run_subtests(void)
 		test_skel_pattern();
 	if (test__start_subtest("link_ids_cookies"))
 		test_link_ids_cookies();
+	if (test__start_subtest("link_many_cookies"))
+		test_link_many_cookies();
 	if (test__start_subtest("direct_access"))
 		test_direct_access();
 	if (test__start_subtest("fmod_ret"))
