@@ -75,6 +75,10 @@ for path in logs:
                         put(d, "mem slab%s: %s (B/func)" % (m.group(1)[12:], k.group(1)),
                             float(k.group(2)))
                 continue
+            m = re.match(r"BENCH memory objects: (fentry\.multi(?: again)?): ([\d.-]+) B/func", line)
+            if m:
+                put(d, "mem objects: %s (B/func)" % m.group(1), float(m.group(2)))
+                continue
             m = re.match(r"BENCH memory: functions (\d+); (.*)", line)
             if m:
                 # per part: jit and data, in KiB and bytes per function

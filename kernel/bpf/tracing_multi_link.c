@@ -16,8 +16,8 @@
  *   sorted by address.
  *
  * Nothing here takes tramp_multi_mutex itself. What the helpers read
- * (funcs[].addr, cookies, arg_btf) is set before the link is
- * attached and stays until it is freed: after an RCU grace period, and an
+ * (funcs[].addr, cookies, arg_btf) is set before the link is attached and
+ * stays until it is freed: after an RCU grace period, and an
  * RCU-tasks-trace one for a sleepable program (bpf_link_free(), or
  * free_trace after a failed attach).
  */
@@ -47,15 +47,17 @@
  * An array of @n elements of @size for the link, zeroed, in the memory it
  * needs: kvmalloc() would take a large one in a kmalloc() rounded up to a
  * power of two, up to twice that. So, as bpf_map_area_alloc() does,
- * kmalloc() up to the costly order, vmalloc() above.
+ * kmalloc() up to the costly order, vmalloc() above; no warning, as the
+ * size is user space's.
  */
 static void *multi_link_array_alloc(u32 n, size_t size)
 {
+	const gfp_t gfp = GFP_KERNEL | __GFP_ACCOUNT | __GFP_NOWARN | __GFP_ZERO;
 	size_t bytes = array_size(n, size);
 
 	if (bytes <= PAGE_SIZE << PAGE_ALLOC_COSTLY_ORDER)
-		return kvzalloc(bytes, GFP_KERNEL | __GFP_ACCOUNT);
-	return __vmalloc(bytes, GFP_KERNEL | __GFP_ACCOUNT | __GFP_ZERO);
+		return kvmalloc(bytes, gfp);
+	return __vmalloc(bytes, gfp);
 }
 
 static int multi_link_cmp_addr(const void *a, const void *b, const void *priv)
@@ -70,10 +72,10 @@ static void multi_link_swap(void *a, void *b, int size, const void *priv)
 {
 	const struct bpf_tracing_multi_link *link = priv;
 	struct bpf_tracing_multi_func *x = a, *y = b;
+	u64 *cookies = link->cookies;
 
 	swap(*x, *y);
-	if (link->cookies)
-		swap(link->cookies[x - link->funcs], link->cookies[y - link->funcs]);
+	swap(cookies[x - link->funcs], cookies[y - link->funcs]);
 }
 
 /* Drop the link's trampoline references (they take mutexes: not from the
@@ -488,7 +490,7 @@ static int multi_link_resolve(struct bpf_tracing_multi_link *link, struct bpf_pr
 		sorted = link->funcs[i].addr >= link->funcs[i - 1].addr;
 	if (!sorted)
 		sort_r(link->funcs, link->cnt, sizeof(*link->funcs), multi_link_cmp_addr,
-		       multi_link_swap, link);
+		       link->cookies ? multi_link_swap : NULL, link);
 	for (i = 1; i < link->cnt; i++)
 		if (link->funcs[i].addr == link->funcs[i - 1].addr)
 			return -EINVAL;
@@ -685,10 +687,7 @@ out_put:
 	return err;
 }
 
-/* The function a multi program runs for, found by the IP its trampoline
- * stored at ctx[-2], in the link the trampoline passed as cookie. A binary
- * search of its own: bsearch()'s comparison is an indirect call per step.
- */
+/* The link of the running multi program: the cookie its trampoline passed. */
 static __always_inline struct bpf_tracing_multi_link *multi_link_of(void)
 {
 	struct bpf_trace_run_ctx *run_ctx =
@@ -697,8 +696,11 @@ static __always_inline struct bpf_tracing_multi_link *multi_link_of(void)
 	return (void *)(unsigned long)run_ctx->bpf_cookie;
 }
 
-/* @link's index of the function, or -1 */
-static __always_inline long multi_func_of(const struct bpf_tracing_multi_link *link, void *ctx)
+/* The index in @link of the function a multi program runs for, or -1: by
+ * the IP its trampoline stored at ctx[-2]. A binary search of its own:
+ * bsearch()'s comparison is an indirect call per step.
+ */
+static __always_inline int multi_func_of(const struct bpf_tracing_multi_link *link, void *ctx)
 {
 	unsigned long ip = ((u64 *)ctx)[-2];
 	u32 lo = 0, hi = link->cnt, mid;
@@ -719,7 +721,7 @@ static __always_inline long multi_func_of(const struct bpf_tracing_multi_link *l
 BPF_CALL_1(bpf_get_attach_cookie_tracing_multi, void *, ctx)
 {
 	const struct bpf_tracing_multi_link *link = multi_link_of();
-	long i;
+	int i;
 
 	if (!link->cookies)
 		return 0;
@@ -731,7 +733,7 @@ BPF_CALL_1(bpf_get_attach_cookie_tracing_multi, void *, ctx)
 static __always_inline const u32 *multi_arg_btf(void *ctx)
 {
 	const struct bpf_tracing_multi_link *link = multi_link_of();
-	long i;
+	int i;
 
 	if (!link->arg_btf)
 		return NULL;

@@ -40,7 +40,8 @@ struct bpf_tracing_multi_func {
 struct bpf_tracing_multi_link {
 	/* link.cookie is the link itself, where the program may read the
 	 * IP: the helpers that find the function by it look it up there
-	 * (multi_func_of()). Else 0, which an image stores in less code.
+	 * (multi_link_of(), multi_func_of()). Else 0, which an image stores
+	 * in less code.
 	 */
 	struct bpf_tramp_link link;
 	enum bpf_attach_type attach_type;

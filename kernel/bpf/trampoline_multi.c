@@ -9,8 +9,8 @@
  *
  * Objects:
  * - struct bpf_tracing_multi_link (trampoline.h): the link; funcs[] holds
- *   its functions sorted by address, each with its cookie and its struct
- *   bpf_trampoline (the per-function object ordinary fentry/fexit use too).
+ *   its functions sorted by address, each with its struct bpf_trampoline
+ *   (the per-function object ordinary fentry/fexit use too).
  * - struct bpf_tramp_shared: one trampoline image serving every function
  *   that has the same argument count, the same patched-call offset and the
  *   same set of multi links, and no ordinary program. Its ftrace_ops holds

@@ -148,6 +148,28 @@ static void print_ratio(const char *what, double a, double b, bool last)
 		printf("%s n/a%s", what, last ? "\n" : ", ");
 }
 
+/* fentry-multi-cookie's link: given a cookie, which the program reads */
+static struct bpf_link *attach_with_cookie(struct bpf_program *prog, const char *func)
+{
+	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
+	struct btf *btf = btf__load_vmlinux_btf();
+	__u64 cookie = 1;
+	__u32 id;
+	int ret;
+
+	if (!ASSERT_OK_PTR(btf, "vmlinux btf"))
+		return NULL;
+	ret = btf__find_by_name_kind(btf, func, BTF_KIND_FUNC);
+	btf__free(btf);
+	if (!ASSERT_GT(ret, 0, func))
+		return NULL;
+	id = ret;
+	opts.ids = &id;
+	opts.cookies = &cookie;
+	opts.cnt = 1;
+	return bpf_program__attach_tracing_multi(prog, NULL, &opts);
+}
+
 /* As selftests' bench trig-*: bpf_get_numa_node_id() (fmod_ret runs:
  * bpf_modify_return_test_tp()) called in a loop by a BPF driver, with one
  * program of each kind on it in turn. kprobe.multi is n/a where the
@@ -215,13 +237,14 @@ void serial_test_tracing_multi_bench_trigger(void)
 		    !ASSERT_OK(tracing_multi_write_file(CALL_BY_RETURN_KNOB, "Y"),
 			       "set " CALL_BY_RETURN_KNOB))
 			goto out;
-		if (prog == skel->progs.trig_fentry_multi ||
-		    prog == skel->progs.trig_fentry_multi_cookie ||
-		    prog == skel->progs.trig_fentry_multi_arg_btf ||
-		    prog == skel->progs.trig_fentry_multi_arg_find ||
-		    prog == skel->progs.trig_fexit_multi ||
-		    prog == skel->progs.trig_fsession_multi ||
-		    prog == skel->progs.trig_fmodret_multi)
+		if (prog == skel->progs.trig_fentry_multi_cookie)
+			link = attach_with_cookie(prog, target);
+		else if (prog == skel->progs.trig_fentry_multi ||
+			 prog == skel->progs.trig_fentry_multi_arg_btf ||
+			 prog == skel->progs.trig_fentry_multi_arg_find ||
+			 prog == skel->progs.trig_fexit_multi ||
+			 prog == skel->progs.trig_fsession_multi ||
+			 prog == skel->progs.trig_fmodret_multi)
 			link = bpf_program__attach_tracing_multi(prog, target, NULL);
 		else if (prog == skel->progs.trig_kprobe_multi)
 			link = bpf_program__attach_kprobe_multi_opts(prog, target, NULL);
@@ -495,22 +518,43 @@ struct slab_cache {
 struct slab_snap {
 	struct slab_cache c[SLAB_CACHES_MAX];
 	int n;
+	double objs;		/* bytes in objects, every cache */
+	double pages;		/* bytes in slab pages, every cache */
+	long slab_kb;		/* SUnreclaim + SReclaimable, read with them */
 };
+
+/* name, active_objs, objsize, pagesperslab, num_slabs */
+#define SLABINFO_FMT "%63s %ld %*d %ld %*d %ld : tunables %*d %*d %*d : slabdata %*d %ld"
 
 static int slab_read(struct slab_snap *s)
 {
 	FILE *f = fopen("/proc/slabinfo", "r");
+	long pages, slabs, v;
 	char line[512];
 
 	s->n = 0;
+	s->objs = 0;
+	s->pages = 0;
+	s->slab_kb = 0;
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f) && s->n < SLAB_CACHES_MAX) {
 		struct slab_cache *c = &s->c[s->n];
 
-		if (sscanf(line, "%63s %ld %*d %ld", c->name, &c->active, &c->size) == 3)
-			s->n++;
+		if (sscanf(line, SLABINFO_FMT, c->name, &c->active, &c->size, &pages, &slabs) != 5)
+			continue;
+		s->objs += (double)c->active * c->size;
+		s->pages += (double)slabs * pages * getpagesize();
+		s->n++;
 	}
+	fclose(f);
+	f = fopen("/proc/meminfo", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SUnreclaim: %ld", &v) == 1 ||
+		    sscanf(line, "SReclaimable: %ld", &v) == 1)
+			s->slab_kb += v;
 	fclose(f);
 	return 0;
 }
@@ -551,6 +595,28 @@ static void slab_print(const char *what, const struct slab_snap *a, struct slab_
 		printf("%s %s %+.1f B/func", shown++ ? "," : "", b->c[i].name, b->c[i].delta / n);
 	}
 	printf("%s\n", shown ? "" : " none");
+}
+
+/*
+ * "BENCH memory objects: @what: ...": what @m added counted by object, not
+ * by page: slab objects, kmalloc()s larger than a page (slab memory in
+ * /proc/meminfo that no slab cache's pages hold), vmalloc() and percpu
+ * memory. A slab page a free left partly used, or one freed, moves
+ * SUnreclaim by 4 KiB and more without a byte allocated or freed, so
+ * the page count of "data" moves by tens of bytes per function from run
+ * to run when many objects are freed and allocated, as a second link's
+ * attach does.
+ */
+static void objects_print(const char *what, const struct slab_snap *a, const struct slab_snap *b,
+			  const struct mem_delta *m, size_t n)
+{
+	double objs = b->objs - a->objs;
+	double large = (b->slab_kb - a->slab_kb) * 1024.0 - (b->pages - a->pages);
+	double other = (m->d.vmalloc_kb - m->d.exec_kb - m->d.pack_kb + m->d.percpu_kb) * 1024.0;
+
+	printf("BENCH memory objects: %s: %.1f B/func (slab objects %+.1f, large kmalloc %+.1f, ",
+	       what, (objs + large + other) / n, objs / n, large / n);
+	printf("vmalloc and percpu %+.1f)\n", other / n);
 }
 
 /* An ordinary fentry program doing what bench_fentry does. */
@@ -727,6 +793,8 @@ void serial_test_tracing_multi_bench_memory(void)
 	if (slab_ok) {
 		slab_print("fentry.multi", &slabs[0], &slabs[1], cnt);
 		slab_print("fentry.multi again", &slabs[1], &slabs[2], cnt);
+		objects_print("fentry.multi", &slabs[0], &slabs[1], &multi, cnt);
+		objects_print("fentry.multi again", &slabs[1], &slabs[2], &multi2, cnt);
 	}
 	if (kerr != -EOPNOTSUPP)
 		mem_detail("kprobe.multi", &kmulti);
