@@ -108,6 +108,25 @@ for path in logs:
                         put(d, "mem: %s/fentry.multi jit+data" % name,
                             mem[name] / mem["fentry.multi"])
                 continue
+            m = re.match(r"BENCH inflight: functions \d+; (.*)", line)
+            if m:
+                # per part: mean and longest attach and detach, ms
+                t = {}
+                for part in m.group(1).split("; "):
+                    k = re.match(r"(ordinary fentry alone|beside fentry\.multi in flight|"
+                                 r"beside kprobe\.multi in flight) attach ([\d.]+) ms "
+                                 r"\(max ([\d.]+)\) detach ([\d.]+) ms \(max ([\d.]+)\)", part)
+                    if not k:
+                        continue
+                    t[k.group(1)] = [float(k.group(i)) for i in range(2, 6)]
+                    for i, what in enumerate(("attach", "attach max", "detach", "detach max")):
+                        put(d, "inflight: %s %s (ms)" % (k.group(1), what), t[k.group(1)][i])
+                alone = t.get("ordinary fentry alone")
+                for name in ("beside fentry.multi in flight", "beside kprobe.multi in flight"):
+                    if alone and name in t and alone[0] and alone[2]:
+                        put(d, "inflight: %s attach/alone" % name, t[name][0] / alone[0])
+                        put(d, "inflight: %s detach/alone" % name, t[name][2] / alone[2])
+                continue
             m = re.match(r"BENCH beside_all: functions (\d+); ordinary fentry alone attach "
                          r"([\d.]+) ms detach ([\d.]+) ms sites (\d+)/(\d+); beside fentry.multi "
                          r"on all attach ([\d.]+) ms detach ([\d.]+) ms sites (\d+)/(\d+)", line)

@@ -8,8 +8,9 @@
 # multi links, and the memory one link on every function takes (and a
 # second one on the same functions, and by slab cache) against
 # kprobe.multi and ordinary fentry (tracing_multi_bench_memory); updates:
-# an ordinary fentry beside a link on every function, 64 links over random
-# subsets, fexit.multi under IBT decisions (tracing_multi_bench_sets.c).
+# an ordinary fentry beside a link on every function and while one is
+# attached and detached in a loop, 64 links over random subsets,
+# fexit.multi under IBT decisions (tracing_multi_bench_sets.c).
 # Prints one table (harness/bench-table.py).
 #
 # BENCH_CLOCK=icount (default): QEMU counts guest time in executed
@@ -43,7 +44,7 @@ wall) export QEMU_ICOUNT= ;;
 *) die "BENCH_CLOCK is icount or wall" ;;
 esac
 [[ $runs =~ ^[1-9][0-9]*$ ]] || die "BENCH_RUNS must be a number"
-tests=${BENCH_TESTS:-tracing_multi_bench_trigger,tracing_multi_bench_attach,tracing_multi_bench_ordinary,tracing_multi_bench_memory,tracing_multi_bench_beside_all,tracing_multi_bench_sets,tracing_multi_bench_ibt}
+tests=${BENCH_TESTS:-tracing_multi_bench_trigger,tracing_multi_bench_attach,tracing_multi_bench_ordinary,tracing_multi_bench_memory,tracing_multi_bench_beside_all,tracing_multi_bench_inflight,tracing_multi_bench_sets,tracing_multi_bench_ibt}
 # an instruction-counted guest runs slower than a plain one
 export GUEST_TIMEOUT=${GUEST_TIMEOUT:-$((1200 + runs * 900))}
 

@@ -22,7 +22,13 @@
  * one function and detached, alone and beside one fentry.multi link on
  * every function: time and call sites rewritten (the test kernels count
  * them: <debugfs>/ftrace_call_sites_updated). Also without the check.
+ *
+ * tracing_multi_bench_inflight: the same ordinary program attached and
+ * detached, alone and while another thread attaches and detaches one
+ * fentry.multi link on every other function in a loop; against the same
+ * beside a kprobe.multi link in a loop (x86-64), what 6.12 does.
  */
+#include <pthread.h>
 #include "tracing_multi_common.h"
 #include "tracing_multi_bench_sets.skel.h"
 
@@ -430,5 +436,152 @@ out_knob:
 out:
 	free(ids);
 	free(names);
+	tracing_multi_bench_sets__destroy(skel);
+}
+
+#define INFLIGHT_ROUNDS 20
+
+struct inflight {
+	struct tracing_multi_bench_sets *skel;
+	struct bpf_tracing_multi_opts *opts;
+	struct bpf_kprobe_multi_opts *kopts;	/* kprobe.multi instead */
+	bool stop;		/* __atomic_*() */
+	long cycles;
+	int err;
+};
+
+/* attach and detach the link on every function until told to stop */
+static void *inflight_loop(void *arg)
+{
+	struct inflight *x = arg;
+	struct bpf_link *link;
+
+	while (!__atomic_load_n(&x->stop, __ATOMIC_RELAXED)) {
+		if (x->kopts)
+			link = bpf_program__attach_kprobe_multi_opts(x->skel->progs.sets_kprobe,
+								     NULL, x->kopts);
+		else
+			link = bpf_program__attach_tracing_multi(x->skel->progs.sets_fentry,
+								 NULL, x->opts);
+		x->err = libbpf_get_error(link);
+		if (x->err)
+			break;
+		bpf_link__destroy(link);
+		x->cycles++;
+	}
+	return NULL;
+}
+
+/* Mean and longest attach and detach (ms) of the ordinary program, at random times. */
+static int inflight_rounds(struct tracing_multi_bench_sets *skel, double *t)
+{
+	struct bpf_link *link;
+	double t0, a, d;
+	int i;
+
+	memset(t, 0, 4 * sizeof(*t));
+	for (i = 0; i < INFLIGHT_ROUNDS; i++) {
+		usleep(rand() % 50000);
+		t0 = now_s();
+		link = bpf_program__attach(skel->progs.ordinary_fentry);
+		a = (now_s() - t0) * 1e3;
+		if (!ASSERT_OK_PTR(link, "attach ordinary"))
+			return -1;
+		usleep(rand() % 50000);
+		t0 = now_s();
+		bpf_link__destroy(link);
+		d = (now_s() - t0) * 1e3;
+		t[0] += a / INFLIGHT_ROUNDS;
+		t[1] = a > t[1] ? a : t[1];
+		t[2] += d / INFLIGHT_ROUNDS;
+		t[3] = d > t[3] ? d : t[3];
+	}
+	return 0;
+}
+
+/* The rounds while @x's loop runs; 1 if it cannot (no kprobe.multi) */
+static int inflight_beside(struct inflight *x, double *t)
+{
+	pthread_t th;
+	int err;
+
+	__atomic_store_n(&x->stop, false, __ATOMIC_RELAXED);
+	x->cycles = 0;
+	x->err = 0;
+	if (!ASSERT_OK(pthread_create(&th, NULL, inflight_loop, x), "pthread_create"))
+		return -1;
+	usleep(100000);		/* its first attach under way */
+	err = x->err ? 0 : inflight_rounds(x->skel, t);
+	__atomic_store_n(&x->stop, true, __ATOMIC_RELAXED);
+	pthread_join(th, NULL);
+	if (x->kopts && x->err == -EOPNOTSUPP)
+		return 1;
+	if (!ASSERT_OK(x->err, "multi link loop") || !ASSERT_GT(x->cycles, 0, "cycles"))
+		return -1;
+	return err;
+}
+
+static void inflight_print(const char *what, const double *t, const char *end)
+{
+	printf("%s attach %.3f ms (max %.3f) detach %.3f ms (max %.3f)%s",
+	       what, t[0], t[1], t[2], t[3], end);
+}
+
+void serial_test_tracing_multi_bench_inflight(void)
+{
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, kopts);
+	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
+	double alone[4], multi[4], kmulti[4];
+	struct tracing_multi_bench_sets *skel;
+	struct inflight x = {};
+	char **names = NULL;
+	__u32 *ids = NULL;
+	size_t cnt, i, j;
+	char verify = 0;
+	int kret;
+
+	skel = tracing_multi_bench_sets__open();
+	if (!ASSERT_OK_PTR(skel, "open"))
+		return;
+	bpf_program__set_autoload(skel->progs.sets_kprobe, true);
+	if (!ASSERT_OK(tracing_multi_bench_sets__load(skel), "load"))
+		goto out;
+	verify = direct_verify_off();
+	if (takeable_funcs(skel->progs.sets_fentry, &ids, &names, &cnt))
+		goto out;
+	/* every function but the ordinary program's */
+	for (i = 0, j = 0; i < cnt; i++) {
+		if (!strcmp(names[i], "bpf_fentry_test1"))
+			continue;
+		ids[j] = ids[i];
+		names[j++] = names[i];
+	}
+	cnt = j;
+	opts.ids = ids;
+	opts.cnt = cnt;
+	kopts.syms = (const char **)names;
+	kopts.cnt = cnt;
+	srand(1);
+	if (inflight_rounds(skel, alone))
+		goto out;
+	x.skel = skel;
+	x.opts = &opts;
+	if (inflight_beside(&x, multi))
+		goto out;
+	x.kopts = &kopts;
+	kret = inflight_beside(&x, kmulti);
+	if (kret < 0)
+		goto out;
+	printf("BENCH inflight: functions %zu; ", cnt);
+	inflight_print("ordinary fentry alone", alone, "; ");
+	inflight_print("beside fentry.multi in flight", multi, "; ");
+	if (kret)
+		printf("kprobe.multi n/a\n");
+	else
+		inflight_print("beside kprobe.multi in flight", kmulti, "\n");
+out:
+	direct_verify_restore(verify);
+	free(names);
+	free(ids);
 	tracing_multi_bench_sets__destroy(skel);
 }
