@@ -700,7 +700,7 @@ static __always_inline struct bpf_tracing_multi_link *multi_link_of(void)
  * the IP its trampoline stored at ctx[-2]. A binary search of its own:
  * bsearch()'s comparison is an indirect call per step.
  */
-static __always_inline int multi_func_of(const struct bpf_tracing_multi_link *link, void *ctx)
+static __always_inline long multi_func_of(const struct bpf_tracing_multi_link *link, void *ctx)
 {
 	unsigned long ip = ((u64 *)ctx)[-2];
 	u32 lo = 0, hi = link->cnt, mid;
@@ -721,7 +721,7 @@ static __always_inline int multi_func_of(const struct bpf_tracing_multi_link *li
 BPF_CALL_1(bpf_get_attach_cookie_tracing_multi, void *, ctx)
 {
 	const struct bpf_tracing_multi_link *link = multi_link_of();
-	int i;
+	long i;
 
 	if (!link->cookies)
 		return 0;
@@ -733,7 +733,7 @@ BPF_CALL_1(bpf_get_attach_cookie_tracing_multi, void *, ctx)
 static __always_inline const u32 *multi_arg_btf(void *ctx)
 {
 	const struct bpf_tracing_multi_link *link = multi_link_of();
-	int i;
+	long i;
 
 	if (!link->arg_btf)
 		return NULL;
