@@ -80,11 +80,6 @@ def job(suite, kernel, arch, out, res):
     print("  printf '#!/usr/bin/bash\\nexec -a modprobe /usr/bin/kmod -d %s/mods \"$@\"\\n' > /tmp/bin/modprobe" % k)
     print("  printf '#!/usr/bin/bash\\nexec -a modinfo /usr/bin/kmod -b %s/mods \"$@\"\\n' > /tmp/bin/modinfo" % k)
     print("  chmod +x /tmp/bin/modprobe /tmp/bin/modinfo")
-    # (arm64: the host's kmod does not run there; busybox's modprobe
-    # reads /lib/modules/$(uname -r): this kernel's, over the host's)
-    print("else")
-    print("  mkdir -p /lib/modules 2>/dev/null; mount -t tmpfs tmpfs /lib/modules &&")
-    print("    ln -s %s/mods/lib/modules/$(uname -r) /lib/modules/" % k)
     print("fi")
     # the host's which is a link into its /etc/alternatives, which the
     # guest does not have: busybox's (ftracetest's "requires: X:program")
