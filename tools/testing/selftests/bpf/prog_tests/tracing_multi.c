@@ -2056,7 +2056,8 @@ void tracing_multi_run_subtests(void)
 	RUN_TESTS(verifier_tracing_args);
 }
 
-void test_tracing_multi(void)
+/* Serial: seed_orders and fsession_mixed count every image in the kernel. */
+void serial_test_tracing_multi(void)
 {
 	tracing_multi_run_subtests();
 }
