@@ -44,23 +44,12 @@ void tracing_multi_mark(const char *fmt, ...)
 {
 	char buf[256];
 	va_list ap;
-	int fd, n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	fd = open("/dev/kmsg", O_WRONLY);
-	if (fd < 0)
-		return;
-	if (write(fd, buf, n) < 0)
-		n = 0;
-	close(fd);
-	fd = open("/sys/kernel/tracing/trace_marker", O_WRONLY);
-	if (fd < 0)
-		return;
-	if (write(fd, buf, n) < 0)
-		n = 0;
-	close(fd);
+	tracing_multi_write_file("/dev/kmsg", buf);
+	tracing_multi_write_file("/sys/kernel/tracing/trace_marker", buf);
 }
 
 /* As kprobe_multi_bench_attach, plus what fentry refuses (btf_id_deny). */
