@@ -189,10 +189,17 @@ for path in logs:
         if base and not name.startswith("base"):
             put(d, "%s +ns/call" % name, 1e3 / rate - 1e3 / base)
     # typed arguments: what the kfunc adds to a call over the bare program
-    for name in ("fentry-multi-cookie", "fentry-multi-arg-btf", "fentry-multi-arg-find"):
-        if name in rates and "fentry-multi" in rates:
-            put(d, "%s +ns/call over fentry-multi" % name[len("fentry-multi-"):],
-                1e3 / rates[name] - 1e3 / rates["fentry-multi"])
+    typed = ("cookie", "arg-btf", "arg-find", "arg-first", "arg-find-as")
+    for name in typed:
+        full = "fentry-multi-" + name
+        if full in rates and "fentry-multi" in rates:
+            put(d, "%s +ns/call over fentry-multi" % name,
+                1e3 / rates[full] - 1e3 / rates["fentry-multi"])
+    cookie = d.get("cookie +ns/call over fentry-multi")
+    for name in typed[1:]:
+        added = d.get("%s +ns/call over fentry-multi" % name)
+        if cookie and added is not None:
+            put(d, "%s/cookie added" % name, added / cookie)
     if "fentry-arg-btf" in rates and "fentry" in rates:
         put(d, "ordinary arg-btf +ns/call over fentry",
             1e3 / rates["fentry-arg-btf"] - 1e3 / rates["fentry"])

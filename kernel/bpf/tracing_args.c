@@ -7,14 +7,14 @@
  * ctx[nr_args]. The verifier inlines both calls into those loads (see
  * fixup_kfunc_call()); the bodies below do the same and document it.
  *
- * bpf_arg_btf() and bpf_arg_find(): an argument by its BTF type. Each
- * argument slot that holds a pointer to a struct or union is known by that
- * type's BTF id (bpf_arg_btf_slots()). An ordinary program has one target:
- * the verifier answers from its prototype and inlines the answer. A multi
- * program has many: its link keeps one such table per function, made at
- * attach, and the kfunc finds the function's table as
- * bpf_get_attach_cookie() finds its cookie (bpf_tracing_multi_arg_btf(),
- * bpf_tracing_multi_arg_find()).
+ * bpf_arg_btf(), bpf_arg_find() and bpf_arg_first_btf(): an argument by its
+ * BTF type. Each argument slot that holds a pointer to a struct or union is
+ * known by that type's BTF id (bpf_arg_btf_slots()). An ordinary program has
+ * one target: the verifier answers from its prototype and inlines the
+ * answer. A multi program has many: its link keeps one such table per
+ * function, made at attach, and the kfunc finds the function's table as
+ * bpf_get_attach_cookie() finds its cookie. Their bodies, which run only
+ * for multi programs, are in tracing_multi_link.c.
  */
 #include <linux/bpf.h>
 #include <linux/btf.h>
@@ -56,38 +56,23 @@ __bpf_kfunc u64 bpf_ret_value(void *ctx)
 	return slots[slots[-1] & BPF_TRAMP_NR_SLOTS_MASK];
 }
 
-/**
- * bpf_arg_btf() - an argument of the traced function, by its type
- * @ctx: the program's context, as passed to it
- * @n: argument slot, from 0, as for bpf_arg(); the verifier refuses one
- *     that is always MAX_BPF_FUNC_ARGS or more
- * @btf_id__k: BTF id of a struct or union, in the program's attach BTF
- *
- * The verifier types the result as a pointer to that type, which may be
- * NULL, and inlines the call in an ordinary program (which has one target
- * for its lifetime: only extension programs are retargeted). The body runs
- * for multi programs.
- *
- * Return: argument @n if the traced function declares it as a pointer to
- * type @btf_id__k, else NULL.
- */
+#ifndef CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
+/* No multi programs: the verifier inlines every call of these. */
 __bpf_kfunc void *bpf_arg_btf(void *ctx, u32 n, u32 btf_id__k)
 {
-	return bpf_tracing_multi_arg_btf(ctx, n, btf_id__k);
+	return NULL;
 }
 
-/**
- * bpf_arg_find() - the first argument of the traced function of a type
- * @ctx: the program's context, as passed to it
- * @btf_id__k: BTF id of a struct or union, in the program's attach BTF
- *
- * Return: the first argument slot that the traced function declares as a
- * pointer to type @btf_id__k, or -ENOENT.
- */
 __bpf_kfunc int bpf_arg_find(void *ctx, u32 btf_id__k)
 {
-	return bpf_tracing_multi_arg_find(ctx, btf_id__k);
+	return -ENOENT;
 }
+
+__bpf_kfunc void *bpf_arg_first_btf(void *ctx, u32 btf_id__k)
+{
+	return NULL;
+}
+#endif
 
 __bpf_kfunc_end_defs();
 
@@ -96,6 +81,7 @@ BTF_ID_FLAGS(func, bpf_arg)
 BTF_ID_FLAGS(func, bpf_ret_value)
 BTF_ID_FLAGS(func, bpf_arg_btf, KF_RET_NULL)
 BTF_ID_FLAGS(func, bpf_arg_find)
+BTF_ID_FLAGS(func, bpf_arg_first_btf, KF_RET_NULL)
 BTF_KFUNCS_END(tracing_args_kfunc_ids)
 
 /* Only trampoline programs have nr_args at ctx[-1]. */

@@ -741,42 +741,84 @@ static __always_inline const u32 *multi_arg_btf(void *ctx)
 	return i >= 0 ? link->arg_btf[i] : NULL;
 }
 
-/**
- * bpf_tracing_multi_arg_btf - bpf_arg_btf() of a multi program
- * @ctx: the program's ctx
- * @n: argument slot
- * @btf_id: struct or union type id, of the program's attach BTF
- *
- * Return: ctx[@n] if the function the program runs for declares argument
- * slot @n as a pointer to @btf_id, else NULL.
+/* The first of the function's argument slots that @types gives @btf_id, or
+ * -ENOENT. Slots past the function's own (ctx[-1]) are 0 in @types: the
+ * search stops at the last slot the function has.
  */
-void *bpf_tracing_multi_arg_btf(void *ctx, u32 n, u32 btf_id)
+static __always_inline int multi_arg_first(void *ctx, const u32 *types, u32 btf_id)
+{
+	u32 n, nr = ((u64 *)ctx)[-1] & BPF_TRAMP_NR_SLOTS_MASK;
+
+	nr = min_t(u32, nr, MAX_BPF_FUNC_ARGS);
+	for (n = 0; types && n < nr; n++)
+		if (types[n] == btf_id)
+			return n;
+	return -ENOENT;
+}
+
+/*
+ * The typed-argument kfuncs (declared in tracing_args.c). The verifier
+ * answers an ordinary program's calls from its one target's prototype, so
+ * these bodies run only for multi programs: the function's table of
+ * argument types is found by the traced IP, as bpf_get_attach_cookie()
+ * finds a cookie, once per call.
+ */
+__bpf_kfunc_start_defs();
+
+/**
+ * bpf_arg_btf() - an argument of the traced function, by its type
+ * @ctx: the program's context, as passed to it
+ * @n: argument slot, from 0, as for bpf_arg(); the verifier refuses one
+ *     that is always MAX_BPF_FUNC_ARGS or more
+ * @btf_id__k: BTF id of a struct or union, in the program's attach BTF
+ *
+ * The verifier types the result as a pointer to that type, which may be
+ * NULL.
+ *
+ * Return: argument @n if the traced function declares it as a pointer to
+ * type @btf_id__k, else NULL.
+ */
+__bpf_kfunc void *bpf_arg_btf(void *ctx, u32 n, u32 btf_id__k)
 {
 	const u32 *types = multi_arg_btf(ctx);
 
-	if (!types || n >= MAX_BPF_FUNC_ARGS || types[n] != btf_id)
+	if (!types || n >= MAX_BPF_FUNC_ARGS || types[n] != btf_id__k)
 		return NULL;
 	return (void *)(unsigned long)((u64 *)ctx)[n];
 }
 
 /**
- * bpf_tracing_multi_arg_find - bpf_arg_find() of a multi program
- * @ctx: the program's ctx
- * @btf_id: struct or union type id, of the program's attach BTF
+ * bpf_arg_find() - the first argument of the traced function of a type
+ * @ctx: the program's context, as passed to it
+ * @btf_id__k: BTF id of a struct or union, in the program's attach BTF
  *
- * Return: the first argument slot the function the program runs for
- * declares as a pointer to @btf_id, or -ENOENT.
+ * Return: the first argument slot that the traced function declares as a
+ * pointer to type @btf_id__k, or -ENOENT.
  */
-int bpf_tracing_multi_arg_find(void *ctx, u32 btf_id)
+__bpf_kfunc int bpf_arg_find(void *ctx, u32 btf_id__k)
 {
-	const u32 *types = multi_arg_btf(ctx);
-	int n;
-
-	for (n = 0; types && n < MAX_BPF_FUNC_ARGS; n++)
-		if (types[n] == btf_id)
-			return n;
-	return -ENOENT;
+	return multi_arg_first(ctx, multi_arg_btf(ctx), btf_id__k);
 }
+
+/**
+ * bpf_arg_first_btf() - the first argument of the traced function of a type
+ * @ctx: the program's context, as passed to it
+ * @btf_id__k: BTF id of a struct or union, in the program's attach BTF
+ *
+ * bpf_arg_find() and bpf_arg_btf() in one: one search for the function.
+ * The verifier types the result as for bpf_arg_btf().
+ *
+ * Return: the first argument that the traced function declares as a
+ * pointer to type @btf_id__k, or NULL.
+ */
+__bpf_kfunc void *bpf_arg_first_btf(void *ctx, u32 btf_id__k)
+{
+	int n = multi_arg_first(ctx, multi_arg_btf(ctx), btf_id__k);
+
+	return n < 0 ? NULL : (void *)(unsigned long)((u64 *)ctx)[n];
+}
+
+__bpf_kfunc_end_defs();
 
 const struct bpf_func_proto bpf_get_attach_cookie_proto_tracing_multi = {
 	.func		= bpf_get_attach_cookie_tracing_multi,

@@ -136,7 +136,8 @@ enum {
 	TRIG_BASE, TRIG_FENTRY, TRIG_FENTRY_MULTI, TRIG_FEXIT, TRIG_FEXIT_MULTI,
 	TRIG_KPROBE, TRIG_KPROBE_MULTI, TRIG_BASE_KFUNC, TRIG_FMODRET,
 	TRIG_FMODRET_MULTI, TRIG_FSESSION, TRIG_FSESSION_MULTI, TRIG_FENTRY_MULTI_COOKIE,
-	TRIG_FENTRY_MULTI_ARG_BTF, TRIG_FENTRY_MULTI_ARG_FIND, TRIG_FENTRY_ARG_BTF,
+	TRIG_FENTRY_MULTI_ARG_BTF, TRIG_FENTRY_MULTI_ARG_FIND, TRIG_FENTRY_MULTI_ARG_FIRST,
+	TRIG_FENTRY_MULTI_ARG_FIND_AS, TRIG_FENTRY_ARG_BTF,
 	TRIG_FEXIT_MULTI_BY_RETURN, NR_TRIG
 };
 
@@ -216,6 +217,10 @@ void serial_test_tracing_multi_bench_trigger(void)
 	runs[TRIG_FENTRY_MULTI_ARG_BTF].prog = skel->progs.trig_fentry_multi_arg_btf;
 	runs[TRIG_FENTRY_MULTI_ARG_FIND].name = "fentry-multi-arg-find";
 	runs[TRIG_FENTRY_MULTI_ARG_FIND].prog = skel->progs.trig_fentry_multi_arg_find;
+	runs[TRIG_FENTRY_MULTI_ARG_FIRST].name = "fentry-multi-arg-first";
+	runs[TRIG_FENTRY_MULTI_ARG_FIRST].prog = skel->progs.trig_fentry_multi_arg_first;
+	runs[TRIG_FENTRY_MULTI_ARG_FIND_AS].name = "fentry-multi-arg-find-as";
+	runs[TRIG_FENTRY_MULTI_ARG_FIND_AS].prog = skel->progs.trig_fentry_multi_arg_find_as;
 	runs[TRIG_FENTRY_ARG_BTF].name = "fentry-arg-btf";
 	runs[TRIG_FENTRY_ARG_BTF].prog = skel->progs.trig_fentry_arg_btf;
 #ifdef __x86_64__	/* arm64's trampolines always call by return */
@@ -242,6 +247,8 @@ void serial_test_tracing_multi_bench_trigger(void)
 		else if (prog == skel->progs.trig_fentry_multi ||
 			 prog == skel->progs.trig_fentry_multi_arg_btf ||
 			 prog == skel->progs.trig_fentry_multi_arg_find ||
+			 prog == skel->progs.trig_fentry_multi_arg_first ||
+			 prog == skel->progs.trig_fentry_multi_arg_find_as ||
 			 prog == skel->progs.trig_fexit_multi ||
 			 prog == skel->progs.trig_fsession_multi ||
 			 prog == skel->progs.trig_fmodret_multi)

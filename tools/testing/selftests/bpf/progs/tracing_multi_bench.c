@@ -162,10 +162,11 @@ int trig_fsession_multi(void *ctx)
 	return 0;
 }
 
-/* Typed arguments: what bpf_arg_btf() and bpf_arg_find() add to a call,
- * beside bpf_get_attach_cookie(), which finds the function the same way.
- * bpf_get_numa_node_id() takes no task_struct: the answer is NULL/-ENOENT,
- * found as a match is.
+/* Typed arguments: what bpf_arg_btf(), bpf_arg_find() and bpf_arg_first()
+ * add to a call, beside bpf_get_attach_cookie(), which finds the function
+ * the same way. bpf_get_numa_node_id() takes no arguments: the answer is
+ * NULL/-ENOENT with no slot compared (a search compares one per slot of
+ * the function, up to the match).
  */
 SEC("?fentry.multi")
 int trig_fentry_multi_cookie(void *ctx)
@@ -185,6 +186,27 @@ SEC("?fentry.multi")
 int trig_fentry_multi_arg_find(void *ctx)
 {
 	hits += 1 + (bpf_arg_find_type(ctx, struct task_struct) >= 0);
+	return 0;
+}
+
+/* bpf_arg_first(): find and cast in one call */
+SEC("?fentry.multi")
+int trig_fentry_multi_arg_first(void *ctx)
+{
+	hits += 1 + !!bpf_arg_first(ctx, struct task_struct);
+	return 0;
+}
+
+/* The same in two calls, two searches: the find, then the cast */
+SEC("?fentry.multi")
+int trig_fentry_multi_arg_find_as(void *ctx)
+{
+	struct task_struct *t = NULL;
+	int n = bpf_arg_find_type(ctx, struct task_struct);
+
+	if (n >= 0)
+		t = bpf_arg_btf(ctx, n, bpf_core_type_id_kernel(struct task_struct));
+	hits += 1 + !!t;
 	return 0;
 }
 

@@ -2,7 +2,8 @@
 /* bpf_arg(), bpf_ret_value() and direct argument reads in tracing programs:
  * what the verifier accepts, what it rejects, and that it inlines both
  * kfuncs into loads (no call left in the xlated, hence JITed, program);
- * what it accepts and rejects of bpf_arg_btf() and bpf_arg_find().
+ * what it accepts and rejects of bpf_arg_btf(), bpf_arg_find() and
+ * bpf_arg_first_btf().
  */
 /* vmlinux.h's kfunc prototypes, where pahole writes them, are the kernel's:
  * 6.12's for the session kfuncs, not the declarations below
@@ -681,4 +682,67 @@ __failure __msg("dereference of modified ctx ptr R1 off=8 disallowed")
 int arg_btf_moved_ctx(void *ctx)
 {
 	return bpf_arg_as(ctx + 8, 0, struct file) ? 0 : 0;
+}
+
+/* bpf_arg_first_btf() (bpf_arg_first()): bpf_arg_find() and bpf_arg_btf()
+ * in one call, checked as they are.
+ */
+SEC("fentry.multi")
+__description("bpf_arg_first(): NULL-checked read")
+__success
+int arg_first_multi(void *ctx)
+{
+	struct bpf_fentry_test_t *p = bpf_arg_first(ctx, struct bpf_fentry_test_t);
+
+	if (p)
+		arg_btf_sink = !!p->a;
+	return 0;
+}
+
+/* bpf_fentry_test8() takes its struct at slot 0: the call becomes a load */
+SEC("fentry/bpf_fentry_test8")
+__description("bpf_arg_first() in fentry is inlined")
+__success
+__xlated("r0 = *(u64 *)(r1 +0)")
+int arg_first_fentry(void *ctx)
+{
+	struct bpf_fentry_test_t *p = bpf_arg_first(ctx, struct bpf_fentry_test_t);
+
+	if (p)
+		arg_btf_sink = !!p->a;
+	return 0;
+}
+
+SEC("fentry.multi")
+__description("bpf_arg_first() without a NULL check")
+__failure __msg("invalid mem access 'ptr_or_null_'")
+int arg_first_no_null_check(void *ctx)
+{
+	arg_btf_sink = !!bpf_arg_first(ctx, struct bpf_fentry_test_t)->a;
+	return 0;
+}
+
+SEC("fentry.multi")
+__description("bpf_arg_first_btf() of int")
+__failure __msg("bpf_arg_first_btf() type id")
+__msg("is not a struct or union of vmlinux BTF")
+int arg_first_int(void *ctx)
+{
+	return bpf_arg_first_btf(ctx, bpf_core_type_id_kernel(int)) ? 0 : 0;
+}
+
+SEC("fentry/bpf_fentry_test8")
+__description("bpf_arg_first_btf() in fentry with a variable type id")
+__failure __msg("R2 must be a known constant")
+int arg_first_var_id_fentry(void *ctx)
+{
+	return bpf_arg_first_btf(ctx, bpf_get_prandom_u32()) ? 0 : 0;
+}
+
+SEC("raw_tp/sys_enter")
+__description("bpf_arg_first() without a trampoline")
+__failure __msg("calling kernel function bpf_arg_first_btf is not allowed")
+int arg_first_raw_tp(void *ctx)
+{
+	return bpf_arg_first(ctx, struct file) ? 0 : 0;
 }
