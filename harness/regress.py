@@ -80,6 +80,13 @@ def job(suite, kernel, arch, out, res):
     print("  printf '#!/usr/bin/bash\\nexec -a modprobe /usr/bin/kmod -d %s/mods \"$@\"\\n' > /tmp/bin/modprobe" % k)
     print("  printf '#!/usr/bin/bash\\nexec -a modinfo /usr/bin/kmod -b %s/mods \"$@\"\\n' > /tmp/bin/modinfo" % k)
     print("  chmod +x /tmp/bin/modprobe /tmp/bin/modinfo")
+    # arm64: the host's kmod does not run; busybox's modprobe reads
+    # /lib/modules, a link into the host's /usr/lib, which has no modules
+    # directory and is read-only: put a /usr/lib of links to the host's
+    # entries and to this kernel's modules over it
+    print("else")
+    print("  mkdir -p /tmp/usrlib && for e in /host/usr/lib/*; do ln -s \"$e\" /tmp/usrlib/; done")
+    print("  ln -s %s/mods/lib/modules /tmp/usrlib/modules && mount -o bind /tmp/usrlib /usr/lib" % k)
     print("fi")
     # the host's which is a link into its /etc/alternatives, which the
     # guest does not have: busybox's (ftracetest's "requires: X:program")
