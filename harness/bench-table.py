@@ -184,26 +184,32 @@ for path in logs:
     # included; "+" rows: what the traced call adds over the bare loop
     for name, rate in rates.items():
         put(d, "%s ns/call" % name, 1e3 / rate)
+    def base_of(name):
+        if name.startswith("fmodret"):
+            return "base-kfunc"
+        return "base-typed" if name.startswith("typed-") else "base"
     for name, rate in rates.items():
-        base = rates.get("base-kfunc" if name.startswith("fmodret") else "base")
+        base = rates.get(base_of(name))
         if base and not name.startswith("base"):
             put(d, "%s +ns/call" % name, 1e3 / rate - 1e3 / base)
-    # typed arguments: what the kfunc adds to a call over the bare program
+    # typed arguments (bpf_cpumask_test_cpu()): what the kfunc adds to a
+    # call over the bare program, and against what the cookie adds
     typed = ("cookie", "arg-btf", "arg-find", "arg-first", "arg-find-as")
     for name in typed:
-        full = "fentry-multi-" + name
-        if full in rates and "fentry-multi" in rates:
+        full = "typed-" + name
+        if full in rates and "typed-fentry-multi" in rates:
             put(d, "%s +ns/call over fentry-multi" % name,
-                1e3 / rates[full] - 1e3 / rates["fentry-multi"])
+                1e3 / rates[full] - 1e3 / rates["typed-fentry-multi"])
     cookie = d.get("cookie +ns/call over fentry-multi")
     for name in typed[1:]:
         added = d.get("%s +ns/call over fentry-multi" % name)
         if cookie and added is not None:
             put(d, "%s/cookie added" % name, added / cookie)
-    if "fentry-arg-btf" in rates and "fentry" in rates:
+    if "typed-fentry-arg-btf" in rates and "typed-fentry" in rates:
         put(d, "ordinary arg-btf +ns/call over fentry",
-            1e3 / rates["fentry-arg-btf"] - 1e3 / rates["fentry"])
-    for a, b in (("fentry-multi", "fentry"), ("fexit-multi", "fexit"),
+            1e3 / rates["typed-fentry-arg-btf"] - 1e3 / rates["typed-fentry"])
+    for a, b in (("fentry-multi", "fentry"), ("typed-fentry-multi", "typed-fentry"),
+                 ("fexit-multi", "fexit"),
                  ("fexit-multi-by-return", "fexit"),
                  ("fexit-multi-by-return", "fexit-multi"),
                  ("fmodret-multi", "fmodret"), ("fsession-multi", "fsession"),
@@ -211,7 +217,7 @@ for path in logs:
                  ("kprobe", "fentry")):
         if a in rates and b in rates:
             put(d, "%s/%s per call" % (a, b), rates[b] / rates[a])
-            ba = "base-kfunc" if a.startswith("fmodret") else "base"
+            ba = base_of(a)
             if ba in rates:
                 xa = 1e3 / rates[a] - 1e3 / rates[ba]
                 xb = 1e3 / rates[b] - 1e3 / rates[ba]

@@ -135,11 +135,14 @@ static double trig_rate(struct tracing_multi_bench *skel, struct bpf_program *dr
 enum {
 	TRIG_BASE, TRIG_FENTRY, TRIG_FENTRY_MULTI, TRIG_FEXIT, TRIG_FEXIT_MULTI,
 	TRIG_KPROBE, TRIG_KPROBE_MULTI, TRIG_BASE_KFUNC, TRIG_FMODRET,
-	TRIG_FMODRET_MULTI, TRIG_FSESSION, TRIG_FSESSION_MULTI, TRIG_FENTRY_MULTI_COOKIE,
-	TRIG_FENTRY_MULTI_ARG_BTF, TRIG_FENTRY_MULTI_ARG_FIND, TRIG_FENTRY_MULTI_ARG_FIRST,
-	TRIG_FENTRY_MULTI_ARG_FIND_AS, TRIG_FENTRY_ARG_BTF,
-	TRIG_FEXIT_MULTI_BY_RETURN, NR_TRIG
+	TRIG_FMODRET_MULTI, TRIG_FSESSION, TRIG_FSESSION_MULTI, TRIG_BASE_TYPED,
+	TRIG_TYPED_FENTRY, TRIG_TYPED_FENTRY_MULTI, TRIG_TYPED_COOKIE, TRIG_TYPED_ARG_BTF,
+	TRIG_TYPED_ARG_FIND, TRIG_TYPED_ARG_FIRST, TRIG_TYPED_ARG_FIND_AS,
+	TRIG_TYPED_FENTRY_ARG_BTF, TRIG_FEXIT_MULTI_BY_RETURN, NR_TRIG
 };
+
+/* the BPF programs that call the traced function in a loop */
+enum { DRV_HELPER, DRV_KFUNC, DRV_TYPED, NR_DRV };
 
 static void print_ratio(const char *what, double a, double b, bool last)
 {
@@ -149,7 +152,7 @@ static void print_ratio(const char *what, double a, double b, bool last)
 		printf("%s n/a%s", what, last ? "\n" : ", ");
 }
 
-/* fentry-multi-cookie's link: given a cookie, which the program reads */
+/* typed-cookie's link: given a cookie, which the program reads */
 static struct bpf_link *attach_with_cookie(struct bpf_program *prog, const char *func)
 {
 	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
@@ -172,23 +175,26 @@ static struct bpf_link *attach_with_cookie(struct bpf_program *prog, const char 
 }
 
 /* As selftests' bench trig-*: bpf_get_numa_node_id() (fmod_ret runs:
- * bpf_modify_return_test_tp()) called in a loop by a BPF driver, with one
- * program of each kind on it in turn. kprobe.multi is n/a where the
- * kernel has none (arm64 6.12).
+ * bpf_modify_return_test_tp(); typed-argument runs: bpf_cpumask_test_cpu())
+ * called in a loop by a BPF driver, with one program of each kind on it in
+ * turn. kprobe.multi is n/a where the kernel has none (arm64 6.12).
  */
 void serial_test_tracing_multi_bench_trigger(void)
 {
-	static const char *const func = "bpf_get_numa_node_id";
-	static const char *const kfunc = "bpf_modify_return_test_tp";
+	static const char *const targets[NR_DRV] = {
+		"bpf_get_numa_node_id", "bpf_modify_return_test_tp", "bpf_cpumask_test_cpu",
+	};
+	static const char *const bases[NR_DRV] = { "base", "base-kfunc", "base-typed" };
 	struct tracing_multi_bench *skel;
 	struct {
 		const char *name;
 		struct bpf_program *prog;
-		bool kfunc_driver;
+		int driver;
 		bool by_return;		/* see CALL_BY_RETURN_KNOB */
 		double rate;
 	} runs[NR_TRIG] = {};
-	struct bpf_program *driver;
+	struct bpf_program *drivers[NR_DRV];
+	int base_of[NR_DRV] = { TRIG_BASE, TRIG_BASE_KFUNC, TRIG_BASE_TYPED };
 	struct bpf_link *link;
 	int i;
 
@@ -204,25 +210,33 @@ void serial_test_tracing_multi_bench_trigger(void)
 	runs[TRIG_KPROBE] = (typeof(runs[0])){ "kprobe", skel->progs.trig_kprobe };
 	runs[TRIG_KPROBE_MULTI] = (typeof(runs[0])){ "kprobe-multi",
 						     skel->progs.trig_kprobe_multi };
-	runs[TRIG_BASE_KFUNC] = (typeof(runs[0])){ "base-kfunc", NULL, true };
-	runs[TRIG_FMODRET] = (typeof(runs[0])){ "fmodret", skel->progs.trig_fmodret, true };
+	runs[TRIG_BASE_KFUNC] = (typeof(runs[0])){ "base-kfunc", NULL, DRV_KFUNC };
+	runs[TRIG_FMODRET] = (typeof(runs[0])){ "fmodret", skel->progs.trig_fmodret, DRV_KFUNC };
 	runs[TRIG_FSESSION] = (typeof(runs[0])){ "fsession", skel->progs.trig_fsession };
 	runs[TRIG_FSESSION_MULTI] = (typeof(runs[0])){ "fsession-multi",
 						       skel->progs.trig_fsession_multi };
 	runs[TRIG_FMODRET_MULTI] = (typeof(runs[0])){ "fmodret-multi",
-						      skel->progs.trig_fmodret_multi, true };
-	runs[TRIG_FENTRY_MULTI_COOKIE].name = "fentry-multi-cookie";
-	runs[TRIG_FENTRY_MULTI_COOKIE].prog = skel->progs.trig_fentry_multi_cookie;
-	runs[TRIG_FENTRY_MULTI_ARG_BTF].name = "fentry-multi-arg-btf";
-	runs[TRIG_FENTRY_MULTI_ARG_BTF].prog = skel->progs.trig_fentry_multi_arg_btf;
-	runs[TRIG_FENTRY_MULTI_ARG_FIND].name = "fentry-multi-arg-find";
-	runs[TRIG_FENTRY_MULTI_ARG_FIND].prog = skel->progs.trig_fentry_multi_arg_find;
-	runs[TRIG_FENTRY_MULTI_ARG_FIRST].name = "fentry-multi-arg-first";
-	runs[TRIG_FENTRY_MULTI_ARG_FIRST].prog = skel->progs.trig_fentry_multi_arg_first;
-	runs[TRIG_FENTRY_MULTI_ARG_FIND_AS].name = "fentry-multi-arg-find-as";
-	runs[TRIG_FENTRY_MULTI_ARG_FIND_AS].prog = skel->progs.trig_fentry_multi_arg_find_as;
-	runs[TRIG_FENTRY_ARG_BTF].name = "fentry-arg-btf";
-	runs[TRIG_FENTRY_ARG_BTF].prog = skel->progs.trig_fentry_arg_btf;
+						      skel->progs.trig_fmodret_multi, DRV_KFUNC };
+	runs[TRIG_BASE_TYPED] = (typeof(runs[0])){ "base-typed", NULL, DRV_TYPED };
+	runs[TRIG_TYPED_FENTRY] = (typeof(runs[0])){ "typed-fentry", skel->progs.trig_typed_fentry,
+						     DRV_TYPED };
+	runs[TRIG_TYPED_FENTRY_MULTI] = (typeof(runs[0])){ "typed-fentry-multi",
+							   skel->progs.trig_typed_fentry_multi,
+							   DRV_TYPED };
+	runs[TRIG_TYPED_COOKIE] = (typeof(runs[0])){ "typed-cookie", skel->progs.trig_typed_cookie,
+						     DRV_TYPED };
+	runs[TRIG_TYPED_ARG_BTF] = (typeof(runs[0])){ "typed-arg-btf",
+						      skel->progs.trig_typed_arg_btf, DRV_TYPED };
+	runs[TRIG_TYPED_ARG_FIND] = (typeof(runs[0])){ "typed-arg-find",
+						       skel->progs.trig_typed_arg_find, DRV_TYPED };
+	runs[TRIG_TYPED_ARG_FIRST] = (typeof(runs[0])){ "typed-arg-first",
+							skel->progs.trig_typed_arg_first, DRV_TYPED };
+	runs[TRIG_TYPED_ARG_FIND_AS] = (typeof(runs[0])){ "typed-arg-find-as",
+							  skel->progs.trig_typed_arg_find_as,
+							  DRV_TYPED };
+	runs[TRIG_TYPED_FENTRY_ARG_BTF] = (typeof(runs[0])){ "typed-fentry-arg-btf",
+							     skel->progs.trig_typed_fentry_arg_btf,
+							     DRV_TYPED };
 #ifdef __x86_64__	/* arm64's trampolines always call by return */
 	runs[TRIG_FEXIT_MULTI_BY_RETURN].name = "fexit-multi-by-return";
 	runs[TRIG_FEXIT_MULTI_BY_RETURN].prog = skel->progs.trig_fexit_multi;
@@ -233,22 +247,26 @@ void serial_test_tracing_multi_bench_trigger(void)
 			bpf_program__set_autoload(runs[i].prog, true);
 	if (!ASSERT_OK(tracing_multi_bench__load(skel), "load"))
 		goto out;
+	drivers[DRV_HELPER] = skel->progs.trig_driver;
+	drivers[DRV_KFUNC] = skel->progs.trig_driver_kfunc;
+	drivers[DRV_TYPED] = skel->progs.trig_driver_typed;
 	for (i = 0; i < NR_TRIG; i++) {
 		struct bpf_program *prog = runs[i].prog;
-		const char *target = runs[i].kfunc_driver ? kfunc : func;
+		const char *target = targets[runs[i].driver];
 
 		link = NULL;
 		if (runs[i].by_return &&
 		    !ASSERT_OK(tracing_multi_write_file(CALL_BY_RETURN_KNOB, "Y"),
 			       "set " CALL_BY_RETURN_KNOB))
 			goto out;
-		if (prog == skel->progs.trig_fentry_multi_cookie)
+		if (prog == skel->progs.trig_typed_cookie)
 			link = attach_with_cookie(prog, target);
 		else if (prog == skel->progs.trig_fentry_multi ||
-			 prog == skel->progs.trig_fentry_multi_arg_btf ||
-			 prog == skel->progs.trig_fentry_multi_arg_find ||
-			 prog == skel->progs.trig_fentry_multi_arg_first ||
-			 prog == skel->progs.trig_fentry_multi_arg_find_as ||
+			 prog == skel->progs.trig_typed_fentry_multi ||
+			 prog == skel->progs.trig_typed_arg_btf ||
+			 prog == skel->progs.trig_typed_arg_find ||
+			 prog == skel->progs.trig_typed_arg_first ||
+			 prog == skel->progs.trig_typed_arg_find_as ||
 			 prog == skel->progs.trig_fexit_multi ||
 			 prog == skel->progs.trig_fsession_multi ||
 			 prog == skel->progs.trig_fmodret_multi)
@@ -266,18 +284,16 @@ void serial_test_tracing_multi_bench_trigger(void)
 		}
 		if (prog && !ASSERT_OK_PTR(link, runs[i].name))
 			goto out;
-		driver = runs[i].kfunc_driver ? skel->progs.trig_driver_kfunc
-					      : skel->progs.trig_driver;
-		runs[i].rate = trig_rate(skel, driver, prog);
+		runs[i].rate = trig_rate(skel, drivers[runs[i].driver], prog);
 		bpf_link__destroy(link);
 	}
 	for (i = 0; i < NR_TRIG; i++) {
-		double base = runs[runs[i].kfunc_driver ? TRIG_BASE_KFUNC : TRIG_BASE].rate;
+		double base = runs[base_of[runs[i].driver]].rate;
 
 		if (runs[i].rate)
 			printf("BENCH trig-%s: %.3f M/s (%.1f%% of %s)\n", runs[i].name,
 			       runs[i].rate, 100 * runs[i].rate / base,
-			       runs[i].kfunc_driver ? "base-kfunc" : "base");
+			       bases[runs[i].driver]);
 	}
 	printf("BENCH ");
 	print_ratio("fentry-multi/fentry", runs[TRIG_FENTRY_MULTI].rate, runs[TRIG_FENTRY].rate, 0);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* bpf_arg_btf() and bpf_arg_find(): an argument of the traced function by
- * its type, in fentry.multi, fexit.multi and ordinary fentry/fexit programs,
- * checked against the prototypes of bpf_testmod's bpf_testmod_typed_*()
- * and the kernel's bpf_fentry_test*().
+/* bpf_arg_btf(), bpf_arg_find() and bpf_arg_first_btf(): an argument of the
+ * traced function by its type, in fentry.multi, fexit.multi and ordinary
+ * fentry/fexit programs, checked against the prototypes of bpf_testmod's
+ * bpf_testmod_typed_*() and the kernel's bpf_fentry_test*().
  */
 #include <sys/syscall.h>
 #include "tracing_multi_common.h"

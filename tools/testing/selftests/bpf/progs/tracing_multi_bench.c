@@ -4,6 +4,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include "bpf_experimental.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -162,57 +163,92 @@ int trig_fsession_multi(void *ctx)
 	return 0;
 }
 
-/* Typed arguments: what bpf_arg_btf(), bpf_arg_find() and bpf_arg_first()
+/*
+ * Typed arguments: what bpf_arg_btf(), bpf_arg_find() and bpf_arg_first()
  * add to a call, beside bpf_get_attach_cookie(), which finds the function
- * the same way. bpf_get_numa_node_id() takes no arguments: the answer is
- * NULL/-ENOENT with no slot compared (a search compares one per slot of
- * the function, up to the match).
+ * the same way. The traced function is bpf_cpumask_test_cpu(u32 cpu,
+ * const struct cpumask *cpumask): the type is found at slot 1, after a
+ * slot of another type. Each program counts a call only when it got the
+ * answer (cookie 1, the struct at slot 1).
  */
-SEC("?fentry.multi")
-int trig_fentry_multi_cookie(void *ctx)
+extern struct bpf_cpumask *bpf_cpumask_create(void) __ksym __weak;
+extern void bpf_cpumask_release(struct bpf_cpumask *cpumask) __ksym __weak;
+extern bool bpf_cpumask_test_cpu(u32 cpu, const struct cpumask *cpumask) __ksym __weak;
+
+SEC("syscall")
+int trig_driver_typed(void *ctx)
 {
-	hits += 1 + bpf_get_attach_cookie(ctx);
+	struct bpf_cpumask *mask = bpf_cpumask_create();
+	int i;
+
+	if (!mask)
+		return 1;
+	bpf_for(i, 0, TRIG_LOOPS)
+		bpf_cpumask_test_cpu(0, (const struct cpumask *)mask);
+	bpf_cpumask_release(mask);
+	return 0;
+}
+
+SEC("?fentry/bpf_cpumask_test_cpu")
+int trig_typed_fentry(void *ctx)
+{
+	hits++;
 	return 0;
 }
 
 SEC("?fentry.multi")
-int trig_fentry_multi_arg_btf(void *ctx)
+int trig_typed_fentry_multi(void *ctx)
 {
-	hits += 1 + !!bpf_arg_as(ctx, 0, struct task_struct);
+	hits++;
 	return 0;
 }
 
 SEC("?fentry.multi")
-int trig_fentry_multi_arg_find(void *ctx)
+int trig_typed_cookie(void *ctx)
 {
-	hits += 1 + (bpf_arg_find_type(ctx, struct task_struct) >= 0);
+	hits += bpf_get_attach_cookie(ctx);
+	return 0;
+}
+
+SEC("?fentry.multi")
+int trig_typed_arg_btf(void *ctx)
+{
+	hits += !!bpf_arg_as(ctx, 1, struct cpumask);
+	return 0;
+}
+
+SEC("?fentry.multi")
+int trig_typed_arg_find(void *ctx)
+{
+	hits += bpf_arg_find_type(ctx, struct cpumask) == 1;
 	return 0;
 }
 
 /* bpf_arg_first(): find and cast in one call */
 SEC("?fentry.multi")
-int trig_fentry_multi_arg_first(void *ctx)
+int trig_typed_arg_first(void *ctx)
 {
-	hits += 1 + !!bpf_arg_first(ctx, struct task_struct);
+	hits += !!bpf_arg_first(ctx, struct cpumask);
 	return 0;
 }
 
 /* The same in two calls, two searches: the find, then the cast */
 SEC("?fentry.multi")
-int trig_fentry_multi_arg_find_as(void *ctx)
+int trig_typed_arg_find_as(void *ctx)
 {
-	struct task_struct *t = NULL;
-	int n = bpf_arg_find_type(ctx, struct task_struct);
+	struct cpumask *m = NULL;
+	int n = bpf_arg_find_type(ctx, struct cpumask);
 
 	if (n >= 0)
-		t = bpf_arg_btf(ctx, n, bpf_core_type_id_kernel(struct task_struct));
-	hits += 1 + !!t;
+		m = bpf_arg_btf(ctx, n, bpf_core_type_id_kernel(struct cpumask));
+	hits += !!m;
 	return 0;
 }
 
-SEC("?fentry/bpf_get_numa_node_id")
-int trig_fentry_arg_btf(void *ctx)
+/* An ordinary program's call, inlined into a load */
+SEC("?fentry/bpf_cpumask_test_cpu")
+int trig_typed_fentry_arg_btf(void *ctx)
 {
-	hits += 1 + !!bpf_arg_as(ctx, 0, struct task_struct);
+	hits += !!bpf_arg_as(ctx, 1, struct cpumask);
 	return 0;
 }

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* bpf_arg_btf() and bpf_arg_find() (bpf_arg_as(), bpf_arg_find_type()) in
- * fentry.multi, fexit.multi and ordinary fentry/fexit programs, on
- * bpf_testmod's bpf_testmod_typed_*() functions (module types) and on the
- * kernel's bpf_fentry_test*() (a vmlinux type). Every program files, per
- * traced function, what the kfuncs answer at each argument slot and the
- * fields they let it read; the test compares that with the prototypes.
+/* bpf_arg_btf(), bpf_arg_find() and bpf_arg_first_btf() (bpf_arg_as(),
+ * bpf_arg_find_type(), bpf_arg_first()) in fentry.multi, fexit.multi and
+ * ordinary fentry/fexit programs, on bpf_testmod's bpf_testmod_typed_*()
+ * functions (module types) and on the kernel's bpf_fentry_test*() (a
+ * vmlinux type). Every program files, per traced function, what the kfuncs
+ * answer at each argument slot and the fields they let it read; the test
+ * compares that with the prototypes.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
