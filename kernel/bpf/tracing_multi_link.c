@@ -498,8 +498,9 @@ static int multi_link_resolve(struct bpf_tracing_multi_link *link, struct bpf_pr
 }
 
 /*
- * The argument types of each function, for bpf_arg_btf() and bpf_arg_find()
- * of a program that calls them. The program's type ids are of its attach BTF
+ * The argument types of each function, for the typed-argument kfuncs
+ * (bpf_arg_btf() and co.) of a program that calls them. The program's type
+ * ids are of its attach BTF
  * (vmlinux if none): a module's own types count only if the link's
  * functions are that module's.
  */
@@ -729,16 +730,16 @@ BPF_CALL_1(bpf_get_attach_cookie_tracing_multi, void *, ctx)
 	return i >= 0 ? link->cookies[i] : 0;
 }
 
-/* bpf_arg_btf_slots() of the function a multi program runs for, or NULL */
-static __always_inline const u32 *multi_arg_btf(void *ctx)
+/*
+ * The index in the link of the function a multi program runs for, for the
+ * typed-argument kfuncs: -1 if the link keeps no argument types. (A program
+ * that calls them has a link that keeps them: its own, or the link of a
+ * program that tail calls it, see bpf_prog_map_ctx_compatible().)
+ */
+static __always_inline long multi_arg_func_of(const struct bpf_tracing_multi_link *link,
+					      void *ctx)
 {
-	const struct bpf_tracing_multi_link *link = multi_link_of();
-	long i;
-
-	if (!link->arg_btf)
-		return NULL;
-	i = multi_func_of(link, ctx);
-	return i >= 0 ? link->arg_btf[i] : NULL;
+	return link->arg_btf ? multi_func_of(link, ctx) : -1;
 }
 
 /* The first of the function's argument slots that @types gives @btf_id, or
@@ -750,16 +751,16 @@ static __always_inline int multi_arg_first(void *ctx, const u32 *types, u32 btf_
 	u32 n, nr = ((u64 *)ctx)[-1] & BPF_TRAMP_NR_SLOTS_MASK;
 
 	nr = min_t(u32, nr, MAX_BPF_FUNC_ARGS);
-	for (n = 0; types && n < nr; n++)
+	for (n = 0; n < nr; n++)
 		if (types[n] == btf_id)
 			return n;
 	return -ENOENT;
 }
 
 /*
- * The typed-argument kfuncs (declared in tracing_args.c). The verifier
- * answers an ordinary program's calls from its one target's prototype, so
- * these bodies run only for multi programs: the function's table of
+ * The bodies of the typed-argument kfuncs, which tracing_args.c registers.
+ * The verifier answers an ordinary program's calls from its one target's
+ * prototype, so these run only for multi programs: the function's table of
  * argument types is found by the traced IP, as bpf_get_attach_cookie()
  * finds a cookie, once per call.
  */
@@ -780,9 +781,13 @@ __bpf_kfunc_start_defs();
  */
 __bpf_kfunc void *bpf_arg_btf(void *ctx, u32 n, u32 btf_id__k)
 {
-	const u32 *types = multi_arg_btf(ctx);
+	const struct bpf_tracing_multi_link *link = multi_link_of();
+	long i;
 
-	if (!types || n >= MAX_BPF_FUNC_ARGS || types[n] != btf_id__k)
+	if (n >= MAX_BPF_FUNC_ARGS)
+		return NULL;
+	i = multi_arg_func_of(link, ctx);
+	if (i < 0 || link->arg_btf[i][n] != btf_id__k)
 		return NULL;
 	return (void *)(unsigned long)((u64 *)ctx)[n];
 }
@@ -797,7 +802,10 @@ __bpf_kfunc void *bpf_arg_btf(void *ctx, u32 n, u32 btf_id__k)
  */
 __bpf_kfunc int bpf_arg_find(void *ctx, u32 btf_id__k)
 {
-	return multi_arg_first(ctx, multi_arg_btf(ctx), btf_id__k);
+	const struct bpf_tracing_multi_link *link = multi_link_of();
+	long i = multi_arg_func_of(link, ctx);
+
+	return i < 0 ? -ENOENT : multi_arg_first(ctx, link->arg_btf[i], btf_id__k);
 }
 
 /**
@@ -813,8 +821,13 @@ __bpf_kfunc int bpf_arg_find(void *ctx, u32 btf_id__k)
  */
 __bpf_kfunc void *bpf_arg_first_btf(void *ctx, u32 btf_id__k)
 {
-	int n = multi_arg_first(ctx, multi_arg_btf(ctx), btf_id__k);
+	const struct bpf_tracing_multi_link *link = multi_link_of();
+	long i = multi_arg_func_of(link, ctx);
+	int n;
 
+	if (i < 0)
+		return NULL;
+	n = multi_arg_first(ctx, link->arg_btf[i], btf_id__k);
 	return n < 0 ? NULL : (void *)(unsigned long)((u64 *)ctx)[n];
 }
 
