@@ -230,7 +230,8 @@ void serial_test_tracing_multi_bench_trigger(void)
 	runs[TRIG_TYPED_ARG_FIND] = (typeof(runs[0])){ "typed-arg-find",
 						       skel->progs.trig_typed_arg_find, DRV_TYPED };
 	runs[TRIG_TYPED_ARG_FIRST] = (typeof(runs[0])){ "typed-arg-first",
-							skel->progs.trig_typed_arg_first, DRV_TYPED };
+							skel->progs.trig_typed_arg_first,
+							DRV_TYPED };
 	runs[TRIG_TYPED_ARG_FIND_AS] = (typeof(runs[0])){ "typed-arg-find-as",
 							  skel->progs.trig_typed_arg_find_as,
 							  DRV_TYPED };
