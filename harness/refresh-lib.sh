@@ -18,7 +18,7 @@ refresh_scan() {
 	while IFS= read -r -d '' f; do
 		changed[$f]=1
 		p=$REPO/$f.patch
-		git -C "$TREE" diff --no-color --no-ext-diff base -- "$f" > "$tmp"
+		git -C "$TREE" diff --no-color --no-ext-diff --abbrev=9 base -- "$f" > "$tmp"
 		if [ ! -f "$p" ] || ! cmp -s "$tmp" "$p"; then
 			PENDING+=("patch   $f.patch")
 			if [ "$mode" = apply ]; then
