@@ -748,9 +748,9 @@ static __always_inline long multi_arg_func_of(const struct bpf_tracing_multi_lin
  */
 static __always_inline int multi_arg_first(void *ctx, const u32 *types, u32 btf_id)
 {
+	/* the function's slots: both JITs refuse more than MAX_BPF_FUNC_ARGS */
 	u32 n, nr = ((u64 *)ctx)[-1] & BPF_TRAMP_NR_SLOTS_MASK;
 
-	nr = min_t(u32, nr, MAX_BPF_FUNC_ARGS);
 	for (n = 0; n < nr; n++)
 		if (types[n] == btf_id)
 			return n;
