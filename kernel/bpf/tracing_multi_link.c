@@ -697,25 +697,28 @@ static __always_inline struct bpf_tracing_multi_link *multi_link_of(void)
 	return (void *)(unsigned long)run_ctx->bpf_cookie;
 }
 
-/* The index in @link of the function a multi program runs for, or -1: by
- * the IP its trampoline stored at ctx[-2]. A binary search of its own:
- * bsearch()'s comparison is an indirect call per step.
+/*
+ * The index in @link of the function a multi program runs for, or -1: by
+ * the IP its trampoline stored at ctx[-2]. A binary search of its own, as
+ * bsearch()'s comparison is an indirect call per step. Each step halves
+ * funcs[i..i+n), keeping the last function at or below the IP, and does
+ * not branch on the comparison; one test of that function ends it.
+ * funcs[0] exists: a link has one function at least (see
+ * multi_link_check_attr()).
  */
 static __always_inline long multi_func_of(const struct bpf_tracing_multi_link *link, void *ctx)
 {
+	const struct bpf_tracing_multi_func *funcs = link->funcs;
 	unsigned long ip = ((u64 *)ctx)[-2];
-	u32 lo = 0, hi = link->cnt, mid;
+	u32 i = 0, n = link->cnt, half;
 
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (link->funcs[mid].addr == ip)
-			return mid;
-		if (link->funcs[mid].addr < ip)
-			lo = mid + 1;
-		else
-			hi = mid;
+	while (n > 1) {
+		half = n / 2;
+		if (funcs[i + half].addr <= ip)
+			i += half;
+		n -= half;
 	}
-	return -1;
+	return funcs[i].addr == ip ? (long)i : -1;
 }
 
 /* bpf_get_attach_cookie() of a multi program: the function's cookie. */
@@ -731,26 +734,26 @@ BPF_CALL_1(bpf_get_attach_cookie_tracing_multi, void *, ctx)
 }
 
 /*
- * The index in the link of the function a multi program runs for, for the
- * typed-argument kfuncs: -1 if the link keeps no argument types. (A program
- * that calls them has a link that keeps them: its own, or the link of a
- * program that tail calls it, see bpf_prog_map_ctx_compatible().)
+ * The first of the argument slots of @link's function @i that the link's types
+ * give @btf_id, or -ENOENT; the same if @i is -1 or the link keeps no types.
+ * (A program that calls the typed-argument kfuncs has a link that keeps
+ * them: its own, or the link of a program that tail calls it, see
+ * bpf_prog_map_ctx_compatible().) The slots past the function's own
+ * (ctx[-1]) are 0 in the types: the search stops at its last slot.
  */
-static __always_inline long multi_arg_func_of(const struct bpf_tracing_multi_link *link,
-					      void *ctx)
+static __always_inline int multi_arg_first(const struct bpf_tracing_multi_link *link, long i,
+					   void *ctx, u32 btf_id)
 {
-	return link->arg_btf ? multi_func_of(link, ctx) : -1;
-}
-
-/* The first of the function's argument slots that @types gives @btf_id, or
- * -ENOENT. Slots past the function's own (ctx[-1]) are 0 in @types: the
- * search stops at the last slot the function has.
- */
-static __always_inline int multi_arg_first(void *ctx, const u32 *types, u32 btf_id)
-{
-	/* the function's slots: both JITs refuse more than MAX_BPF_FUNC_ARGS */
+	/*
+	 * the function's slots: x86's and arm64's trampolines, the only ones
+	 * for multi links, refuse more than MAX_BPF_FUNC_ARGS
+	 */
 	u32 n, nr = ((u64 *)ctx)[-1] & BPF_TRAMP_NR_SLOTS_MASK;
+	const u32 *types;
 
+	if (i < 0 || !link->arg_btf)
+		return -ENOENT;
+	types = link->arg_btf[i];
 	for (n = 0; n < nr; n++)
 		if (types[n] == btf_id)
 			return n;
@@ -786,8 +789,8 @@ __bpf_kfunc void *bpf_arg_btf(void *ctx, u32 n, u32 btf_id__k)
 
 	if (n >= MAX_BPF_FUNC_ARGS)
 		return NULL;
-	i = multi_arg_func_of(link, ctx);
-	if (i < 0 || link->arg_btf[i][n] != btf_id__k)
+	i = multi_func_of(link, ctx);
+	if (i < 0 || !link->arg_btf || link->arg_btf[i][n] != btf_id__k)
 		return NULL;
 	return (void *)(unsigned long)((u64 *)ctx)[n];
 }
@@ -803,9 +806,8 @@ __bpf_kfunc void *bpf_arg_btf(void *ctx, u32 n, u32 btf_id__k)
 __bpf_kfunc int bpf_arg_find(void *ctx, u32 btf_id__k)
 {
 	const struct bpf_tracing_multi_link *link = multi_link_of();
-	long i = multi_arg_func_of(link, ctx);
 
-	return i < 0 ? -ENOENT : multi_arg_first(ctx, link->arg_btf[i], btf_id__k);
+	return multi_arg_first(link, multi_func_of(link, ctx), ctx, btf_id__k);
 }
 
 /**
@@ -822,12 +824,8 @@ __bpf_kfunc int bpf_arg_find(void *ctx, u32 btf_id__k)
 __bpf_kfunc void *bpf_arg_first_btf(void *ctx, u32 btf_id__k)
 {
 	const struct bpf_tracing_multi_link *link = multi_link_of();
-	long i = multi_arg_func_of(link, ctx);
-	int n;
+	int n = multi_arg_first(link, multi_func_of(link, ctx), ctx, btf_id__k);
 
-	if (i < 0)
-		return NULL;
-	n = multi_arg_first(ctx, link->arg_btf[i], btf_id__k);
 	return n < 0 ? NULL : (void *)(unsigned long)((u64 *)ctx)[n];
 }
 
