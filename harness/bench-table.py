@@ -177,6 +177,10 @@ for path in logs:
                                   "ibt: same functions: fentry.multi attach (s)",
                                   "ibt: same functions: fentry.multi detach (s)"))
                 continue
+            m = re.match(r"BENCH typed-wide: link of (\d+) functions", line)
+            if m:
+                put(d, "wide link: functions", m.group(1))
+                continue
             m = re.match(r"BENCH trig-([\w-]+): ([\d.]+) M/s", line)
             if m:
                 rates[m.group(1)] = float(m.group(2))
@@ -193,18 +197,21 @@ for path in logs:
         if base and not name.startswith("base"):
             put(d, "%s +ns/call" % name, 1e3 / rate - 1e3 / base)
     # typed arguments (bpf_cpumask_test_cpu()): what the kfunc adds to a
-    # call over the bare program, and against what the cookie adds
+    # call over the bare program, and against what the cookie adds; on a
+    # link of that one function, and of many ("wide")
     typed = ("cookie", "arg-btf", "arg-find", "arg-first", "arg-find-as")
-    for name in typed:
-        full = "typed-" + name
-        if full in rates and "typed-fentry-multi" in rates:
-            put(d, "%s +ns/call over fentry-multi" % name,
-                1e3 / rates[full] - 1e3 / rates["typed-fentry-multi"])
-    cookie = d.get("cookie +ns/call over fentry-multi")
-    for name in typed[1:]:
-        added = d.get("%s +ns/call over fentry-multi" % name)
-        if cookie and added is not None:
-            put(d, "%s/cookie added" % name, added / cookie)
+    for prefix, label in (("typed-", ""), ("typed-wide-", "wide ")):
+        bare = prefix + "fentry-multi"
+        for name in typed:
+            full = prefix + name
+            if full in rates and bare in rates:
+                put(d, "%s%s +ns/call over fentry-multi" % (label, name),
+                    1e3 / rates[full] - 1e3 / rates[bare])
+        cookie = d.get("%scookie +ns/call over fentry-multi" % label)
+        for name in typed[1:]:
+            added = d.get("%s%s +ns/call over fentry-multi" % (label, name))
+            if cookie and added is not None:
+                put(d, "%s%s/cookie added" % (label, name), added / cookie)
     if "typed-fentry-arg-btf" in rates and "typed-fentry" in rates:
         put(d, "ordinary arg-btf +ns/call over fentry",
             1e3 / rates["typed-fentry-arg-btf"] - 1e3 / rates["typed-fentry"])

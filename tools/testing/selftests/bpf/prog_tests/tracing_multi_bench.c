@@ -6,7 +6,9 @@
  * - tracing_multi_bench_trigger: calls per second of a function with
  *   nothing, fentry, fentry.multi, fexit, fexit.multi, kprobe, kprobe.multi,
  *   fmod_ret or fmod_ret.multi on it (like selftests' bench trig-*), and
- *   on x86 fexit.multi calling the function as where IBT is enforced;
+ *   on x86 fexit.multi calling the function as where IBT is enforced; and
+ *   what the cookie and the typed-argument kfuncs add to a call, with a
+ *   link of one function and of many;
  * - tracing_multi_bench_ordinary: an ordinary fentry's attach and detach
  *   time, with and without multi links elsewhere;
  * - tracing_multi_bench_memory: the memory one fentry.multi link on every
@@ -138,7 +140,8 @@ enum {
 	TRIG_FMODRET_MULTI, TRIG_FSESSION, TRIG_FSESSION_MULTI, TRIG_BASE_TYPED,
 	TRIG_TYPED_FENTRY, TRIG_TYPED_FENTRY_MULTI, TRIG_TYPED_COOKIE, TRIG_TYPED_ARG_BTF,
 	TRIG_TYPED_ARG_FIND, TRIG_TYPED_ARG_FIRST, TRIG_TYPED_ARG_FIND_AS,
-	TRIG_TYPED_FENTRY_ARG_BTF, TRIG_FEXIT_MULTI_BY_RETURN, NR_TRIG
+	TRIG_TYPED_FENTRY_ARG_BTF, TRIG_FEXIT_MULTI_BY_RETURN, TRIG_WIDE_FENTRY_MULTI,
+	TRIG_WIDE_COOKIE, TRIG_WIDE_ARG_BTF, TRIG_WIDE_ARG_FIRST, NR_TRIG
 };
 
 /* the BPF programs that call the traced function in a loop */
@@ -174,6 +177,68 @@ static struct bpf_link *attach_with_cookie(struct bpf_program *prog, const char 
 	return bpf_program__attach_tracing_multi(prog, NULL, &opts);
 }
 
+/*
+ * The typed-wide-* runs' link: the typed runs' function among functions
+ * that nothing calls while the bench runs (PCI setup and quirks), up to
+ * WIDE_MAX, so that finding the function takes the search a link of that
+ * size takes. Cookie 1 for the function, 0 for the others.
+ */
+#define WIDE_MAX 1024
+
+struct wide_set {
+	__u32 ids[WIDE_MAX];
+	__u64 cookies[WIDE_MAX];
+	size_t cnt;
+};
+
+static int wide_set_init(struct wide_set *w, struct bpf_program *prog, const char *func)
+{
+	char **names = NULL, *pick[WIDE_MAX];
+	__u32 *ids = NULL;
+	size_t cnt = 0, i;
+	int err = -1;
+
+	if (tracing_multi_all_funcs(&names, &ids, &cnt))
+		return -1;
+	w->cnt = 0;
+	for (i = 0; i < cnt && w->cnt < WIDE_MAX; i++) {
+		bool target = !strcmp(names[i], func);
+
+		if (!target && (w->cnt == WIDE_MAX - 1 ||
+				(strncmp(names[i], "pci_", 4) && strncmp(names[i], "quirk_", 6))))
+			continue;
+		pick[w->cnt] = names[i];
+		w->cookies[w->cnt] = target;
+		w->ids[w->cnt++] = ids[i];
+	}
+	for (i = 0; i < w->cnt && !w->cookies[i]; i++)
+		;
+	if (!ASSERT_LT(i, w->cnt, func))
+		goto out;
+	/* cookies stay with their ids: refused functions are not expected */
+	i = w->cnt;
+	if (tracing_multi_drop_all_refused(prog, w->ids, pick, &w->cnt) ||
+	    !ASSERT_EQ(w->cnt, i, "wide set refused"))
+		goto out;
+	printf("BENCH typed-wide: link of %zu functions\n", w->cnt);
+	err = 0;
+out:
+	free(ids);
+	free(names);
+	return err;
+}
+
+static struct bpf_link *attach_wide(struct bpf_program *prog, const struct wide_set *w,
+				    bool cookies)
+{
+	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
+
+	opts.ids = w->ids;
+	opts.cookies = cookies ? w->cookies : NULL;
+	opts.cnt = w->cnt;
+	return bpf_program__attach_tracing_multi(prog, NULL, &opts);
+}
+
 /* As selftests' bench trig-*: bpf_get_numa_node_id() (fmod_ret runs:
  * bpf_modify_return_test_tp(); typed-argument runs: bpf_cpumask_test_cpu())
  * called in a loop by a BPF driver, with one program of each kind on it in
@@ -191,8 +256,10 @@ void serial_test_tracing_multi_bench_trigger(void)
 		struct bpf_program *prog;
 		int driver;
 		bool by_return;		/* see CALL_BY_RETURN_KNOB */
+		bool wide;		/* on the wide set's link */
 		double rate;
 	} runs[NR_TRIG] = {};
+	static struct wide_set wide;
 	struct bpf_program *drivers[NR_DRV];
 	int base_of[NR_DRV] = { TRIG_BASE, TRIG_BASE_KFUNC, TRIG_BASE_TYPED };
 	struct bpf_link *link;
@@ -238,6 +305,18 @@ void serial_test_tracing_multi_bench_trigger(void)
 	runs[TRIG_TYPED_FENTRY_ARG_BTF] = (typeof(runs[0])){ "typed-fentry-arg-btf",
 							     skel->progs.trig_typed_fentry_arg_btf,
 							     DRV_TYPED };
+	runs[TRIG_WIDE_FENTRY_MULTI] = (typeof(runs[0])){ "typed-wide-fentry-multi",
+							  skel->progs.trig_typed_fentry_multi,
+							  DRV_TYPED, .wide = true };
+	runs[TRIG_WIDE_COOKIE] = (typeof(runs[0])){ "typed-wide-cookie",
+						    skel->progs.trig_typed_cookie, DRV_TYPED,
+						    .wide = true };
+	runs[TRIG_WIDE_ARG_BTF] = (typeof(runs[0])){ "typed-wide-arg-btf",
+						     skel->progs.trig_typed_arg_btf, DRV_TYPED,
+						     .wide = true };
+	runs[TRIG_WIDE_ARG_FIRST] = (typeof(runs[0])){ "typed-wide-arg-first",
+						       skel->progs.trig_typed_arg_first, DRV_TYPED,
+						       .wide = true };
 #ifdef __x86_64__	/* arm64's trampolines always call by return */
 	runs[TRIG_FEXIT_MULTI_BY_RETURN].name = "fexit-multi-by-return";
 	runs[TRIG_FEXIT_MULTI_BY_RETURN].prog = skel->progs.trig_fexit_multi;
@@ -251,6 +330,8 @@ void serial_test_tracing_multi_bench_trigger(void)
 	drivers[DRV_HELPER] = skel->progs.trig_driver;
 	drivers[DRV_KFUNC] = skel->progs.trig_driver_kfunc;
 	drivers[DRV_TYPED] = skel->progs.trig_driver_typed;
+	if (wide_set_init(&wide, skel->progs.trig_typed_fentry_multi, targets[DRV_TYPED]))
+		goto out;
 	for (i = 0; i < NR_TRIG; i++) {
 		struct bpf_program *prog = runs[i].prog;
 		const char *target = targets[runs[i].driver];
@@ -260,7 +341,9 @@ void serial_test_tracing_multi_bench_trigger(void)
 		    !ASSERT_OK(tracing_multi_write_file(CALL_BY_RETURN_KNOB, "Y"),
 			       "set " CALL_BY_RETURN_KNOB))
 			goto out;
-		if (prog == skel->progs.trig_typed_cookie)
+		if (runs[i].wide)
+			link = attach_wide(prog, &wide, prog == skel->progs.trig_typed_cookie);
+		else if (prog == skel->progs.trig_typed_cookie)
 			link = attach_with_cookie(prog, target);
 		else if (prog == skel->progs.trig_fentry_multi ||
 			 prog == skel->progs.trig_typed_fentry_multi ||
