@@ -34,6 +34,7 @@ x86_64)	need_pkgs qemu-system-x86 busybox-static
 arm64)	need_pkgs qemu-system-arm
 	busybox=$BUILD/busybox-arm64/bin/busybox
 	if [ ! -x "$busybox" ]; then
+		need_arm64_apt
 		rm -rf "$BUILD/busybox-arm64"; mkdir -p "$BUILD/busybox-arm64"
 		(cd "$BUILD/busybox-arm64" && apt-get download -q busybox-static:arm64 >&2 &&
 		 dpkg-deb -x busybox-static_*_arm64.deb .)

@@ -60,6 +60,24 @@ arch_vars() {
 	GUEST_SOUT=/work/${SOUT#$BUILD/}
 }
 
+# apt_update: apt-get update, once per build/ (after an architecture is added).
+apt_update() {
+	mkdir -p "$BUILD"
+	if [ ! -e "$BUILD/.apt-updated" ]; then
+		log "apt-get update"
+		$SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 && touch "$BUILD/.apt-updated"
+	fi
+}
+
+# need_arm64_apt: let apt install and download arm64 packages.
+need_arm64_apt() {
+	dpkg --print-foreign-architectures | grep -qx arm64 && return 0
+	log "adding dpkg architecture arm64"
+	$SUDO dpkg --add-architecture arm64
+	rm -f "$BUILD/.apt-updated"
+	apt_update
+}
+
 # need_pkgs PKG...: install the Debian packages that are missing (idempotent).
 need_pkgs() {
 	local missing=() p
@@ -68,15 +86,8 @@ need_pkgs() {
 			grep -q '^install ok installed$' || missing+=("$p")
 	done
 	[ ${#missing[@]} -eq 0 ] && return 0
-	case " ${missing[*]}" in *:arm64*)
-		dpkg --print-foreign-architectures | grep -qx arm64 ||
-			{ log "adding dpkg architecture arm64"; $SUDO dpkg --add-architecture arm64; rm -f "$BUILD/.apt-updated"; } ;;
-	esac
-	mkdir -p "$BUILD"
-	if [ ! -e "$BUILD/.apt-updated" ]; then
-		log "apt-get update"
-		$SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 && touch "$BUILD/.apt-updated"
-	fi
+	case " ${missing[*]}" in *:arm64*) need_arm64_apt ;; esac
+	apt_update
 	log "installing: ${missing[*]}"
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends \
 		"${missing[@]}" >&2

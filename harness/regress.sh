@@ -198,6 +198,8 @@ run_suite() {
 		HARNESS_KOUT=$KDIR_OUT CONFIG_VARIANT= GUEST_TIMEOUT=$timeout \
 			"$HARNESS/guest.sh" "$KARCH" "$job" "$g.console" || ok=0
 		kill $ppid 2>/dev/null || true
+		# the job's first line writes the log: none, the guest never ran it
+		[ -f "$g.log" ] || die "regress: $suite on $k: the guest did not start (${g#$REPO/}.console)"
 		left=$(python3 "$HARNESS/regress.py" collect "$suite" "$k" "$KARCH" "$OUT" "$res" "$g" "$ok")
 		[ "$left" = done ] && break
 		[ $boot -ge 8 ] && { log "regress: $suite on $k: giving up after $boot boots"; break; }
