@@ -60,9 +60,12 @@ kernel() {
 }
 
 # Kernels, their modules installed under <kout>/mods, and the BPF test
-# modules built for each from the base tree's sources.
+# modules built for each from the base tree's sources; none for the
+# parallel suite alone, which runs on make check's kernel.
 MODS="bpf_testmod bpf_test_no_cfi bpf_test_modorder_x bpf_test_modorder_y"
-for k in ${REGRESS_KERNELS:-base patched}; do
+KERNELS=${REGRESS_KERNELS:-base patched}
+[ "$SUITES" = parallel ] && KERNELS=
+for k in $KERNELS; do
 	kernel $k
 	if [ $k = base ]; then
 		# options only the series defines are left out (kernel.sh)
