@@ -364,15 +364,16 @@ static void multi_syms_lookup(struct multi_syms *ms, struct btf *btf, const u32 
 /*
  * The trampoline of a function that a multi link resolved before, with a
  * reference; else NULL. Its address and ftrace location stay known in it
- * (tr->ftrace_loc is set once), and the same id of the same BTF is the
- * same function: no need to find them again (a vmlinux function's by
+ * (tr->multi->ftrace_loc is set once), and the same id of the same BTF is
+ * the same function: no need to find them again (a vmlinux function's by
  * name in kallsyms).
  */
 static struct bpf_trampoline *multi_tr_known(u64 key)
 {
 	struct bpf_trampoline *tr = bpf_trampoline_find(key);
+	struct bpf_tramp_multi *multi = tr ? smp_load_acquire(&tr->multi) : NULL;
 
-	if (tr && smp_load_acquire(&tr->ftrace_loc))	/* then func.addr */
+	if (multi && smp_load_acquire(&multi->ftrace_loc))	/* then func.addr */
 		return tr;
 	bpf_trampoline_put(tr);
 	return NULL;
@@ -436,7 +437,7 @@ static int multi_link_resolve_one(struct bpf_tracing_multi_link *link, struct bp
 	}
 	module_put(tgt_info.tgt_mod);	/* the link holds link->mod */
 	if (tr) {
-		loc = tr->ftrace_loc;
+		loc = tr->multi->ftrace_loc;
 	} else {
 		loc = multi_link_ftrace_loc(link, sym, tgt_info.tgt_addr);
 		if (!loc)

@@ -11,10 +11,48 @@
 void bpf_tramp_images_retire(struct bpf_tramp_image **ims, u32 n);
 bool bpf_tramp_dying_skip_link(const struct bpf_tramp_link *link);
 
+/*
+ * What multi links keep of a function, beside its trampoline (tr->multi):
+ * allocated at the function's first multi link (bpf_trampoline_get_multi())
+ * and freed with the trampoline, so that an ordinary trampoline carries one
+ * pointer of it. Locks: tramp_multi_mutex, and as each field says.
+ */
+struct bpf_tramp_multi {
+	struct bpf_trampoline *tr;		/* set once */
+	/* funcs[].tr_node of its links: added under tr->mutex too, taken off
+	 * by a detach without it
+	 */
+	struct hlist_head links;
+	struct bpf_tramp_shared *shared;	/* the image it is on, or NULL */
+	struct list_head shared_node;		/* in shared->funcs, or own */
+	/* set once, both mutexes held (release): read under either, or acquire */
+	unsigned long ftrace_loc;
+	/* on trampoline_multi.c's list of functions to tidy, holding a ref (a
+	 * detach without memory); taken off under tr->mutex too
+	 */
+	struct list_head stale_node;
+};
+
 #ifdef CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
 void bpf_tramp_multi_mutex_unlock(void);
+
+/*
+ * Is trampoline_multi.c in charge of @tr? While it has multi links (or a
+ * detaching one, which counts in tr->multi_cnt), is on a shared image, or
+ * waits to be tidied. It becomes so, and stops, only with both mutexes held.
+ */
+static inline bool bpf_tramp_multi_managed(const struct bpf_trampoline *tr)
+{
+	return tr->multi_cnt ||
+	       (tr->multi && (tr->multi->shared || !list_empty(&tr->multi->stale_node)));
+}
 #else
 static inline void bpf_tramp_multi_mutex_unlock(void) {}
+
+static inline bool bpf_tramp_multi_managed(const struct bpf_trampoline *tr)
+{
+	return false;
+}
 #endif
 
 struct bpf_tracing_multi_link;

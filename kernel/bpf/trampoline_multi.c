@@ -52,9 +52,10 @@
  * away as soon as it can, keeping each function's trampoline until then.
  *
  * Locking: tramp_multi_mutex serializes link operations (attach, detach,
- * multi_tidy()) and guards every bpf_tramp_shared, the registries below and
- * the multi fields of struct bpf_trampoline (include/linux/bpf.h says which
- * of them tr->mutex guards too). A link operation takes it for every
+ * multi_tidy()) and guards every bpf_tramp_shared, the registries below,
+ * each function's struct bpf_tramp_multi and the multi fields of its
+ * struct bpf_trampoline (trampoline.h and include/linux/bpf.h say which of
+ * them tr->mutex guards too). A link operation takes it for every
  * function it touches. A function is multi-managed
  * (bpf_tramp_multi_managed()) while it has multi links, a link counting in
  * tr->multi_cnt until its detach has rerouted the function, or is stale:
@@ -67,8 +68,8 @@
  * function becomes multi-managed, and stops being so, only with both
  * mutexes held (multi_link_add(), multi_link_del(), multi_link_unhold(),
  * multi_stale_del()): the ordinary path asks under tr->mutex, and the
- * answer holds while it keeps it. tr->ftrace_loc, set once, is also read
- * with neither held (multi_tr_known(), tracing_multi_link.c). Order:
+ * answer holds while it keeps it. tr->multi->ftrace_loc, set once, is also
+ * read with neither held (multi_tr_known(), tracing_multi_link.c). Order:
  * tramp_multi_mutex -> tr->mutex -> direct_mutex -> ftrace_lock. ftrace
  * calls the ops_func callbacks with direct_mutex held: they only trylock
  * the other two.
@@ -106,7 +107,7 @@ struct bpf_tramp_shared {
 	struct bpf_tracing_multi_link **links;	/* sorted */
 	struct bpf_tramp_image *im;
 	struct ftrace_ops *ops;		/* its functions, NULL while none */
-	struct list_head funcs;		/* trampolines routed here */
+	struct list_head funcs;		/* functions routed here: multi->shared_node */
 	u32 nr_funcs;
 	bool dead;			/* jumps over a detached link: not planned to */
 	u64 id;
@@ -272,7 +273,7 @@ static void multi_link_tlinks_add(struct bpf_tramp_links *tlinks,
  */
 static unsigned long multi_tr_ftrace_ip(const struct bpf_trampoline *tr)
 {
-	return tr->ftrace_loc;
+	return tr->multi->ftrace_loc;
 }
 
 static bool multi_tr_ipmodify(const struct bpf_trampoline *tr)
@@ -299,7 +300,7 @@ static u32 multi_tr_links(struct bpf_trampoline *tr, struct bpf_tracing_multi_li
 	struct bpf_tracing_multi_func *f;
 	u32 n = 0;
 
-	hlist_for_each_entry(f, &tr->multi_links, tr_node)
+	hlist_for_each_entry(f, &tr->multi->links, tr_node)
 		links[n++] = f->link;
 	sort(links, n, sizeof(*links), multi_cmp_ptr, NULL);
 	return n;
@@ -493,11 +494,11 @@ static struct bpf_trampoline *multi_reroute_find_tr(unsigned long ip)
 
 static struct bpf_trampoline *tramp_shared_find_func(struct bpf_tramp_shared *s, unsigned long ip)
 {
-	struct bpf_trampoline *tr;
+	struct bpf_tramp_multi *m;
 
-	list_for_each_entry(tr, &s->funcs, shared_node)
-		if (multi_tr_ftrace_ip(tr) == ip)
-			return tr;
+	list_for_each_entry(m, &s->funcs, shared_node)
+		if (multi_tr_ftrace_ip(m->tr) == ip)
+			return m->tr;
 	return NULL;
 }
 
@@ -580,7 +581,9 @@ int bpf_tramp_multi_get_links(const struct bpf_trampoline *tr, struct bpf_tramp_
 	struct bpf_tracing_multi_func *f;
 	int n = 0;
 
-	hlist_for_each_entry(f, &tr->multi_links, tr_node) {
+	if (!tr->multi)		/* never had a multi link */
+		return 0;
+	hlist_for_each_entry(f, &tr->multi->links, tr_node) {
 		multi_link_tlinks_add(tlinks, f->link);
 		n++;
 	}
@@ -656,7 +659,7 @@ static int multi_plan_one(struct multi_reroute *r, struct multi_plan *p)
 	u32 n;
 
 	/* a function not routed yet: does a live patch have it? */
-	if (!tr->shared && !tr->cur_image) {
+	if (!tr->multi->shared && !tr->cur_image) {
 		if (r->ipmodify < 0)
 			r->ipmodify = ftrace_ipmodify_registered();
 		if (r->ipmodify && ftrace_location_ipmodify(multi_tr_ftrace_ip(tr)))
@@ -706,7 +709,7 @@ static int multi_reroute_plan_ips(struct multi_reroute *r)
 	for (i = 0; i < r->nr; i++) {
 		struct multi_plan *p = &r->plans[i];
 
-		if (p->next == p->tr->shared)
+		if (p->next == p->tr->multi->shared)
 			continue;
 		if (p->next)
 			p->next->ips[p->next->nr_join++] = multi_tr_ftrace_ip(p->tr);
@@ -714,7 +717,7 @@ static int multi_reroute_plan_ips(struct multi_reroute *r)
 	for (i = 0; i < r->nr; i++) {
 		struct multi_plan *p = &r->plans[i];
 
-		s = p->tr->shared;
+		s = p->tr->multi->shared;
 		if (p->next == s || !s)
 			continue;
 		s->ips[s->nr_join + s->nr_leave++] = multi_tr_ftrace_ip(p->tr);
@@ -839,14 +842,15 @@ static void multi_plan_commit(struct multi_plan *p, struct multi_image_puts *put
 	struct bpf_trampoline *tr = p->tr;
 	bool unregistered = tr->cur_image && !p->own_modify;
 	bool idle = !tr->cur_image;	/* its tr->fops, if any, is not registered */
+	struct bpf_tramp_multi *m = tr->multi;
 
-	if (tr->shared_node.next)
-		list_del_init(&tr->shared_node);
-	if (tr->shared)
-		tr->shared->nr_funcs--;
-	tr->shared = p->next;
+	if (m->shared_node.next)
+		list_del_init(&m->shared_node);
+	if (m->shared)
+		m->shared->nr_funcs--;
+	m->shared = p->next;
 	if (p->next) {
-		list_add_tail(&tr->shared_node, &p->next->funcs);
+		list_add_tail(&m->shared_node, &p->next->funcs);
 		p->next->nr_funcs++;
 	}
 	if (tr->cur_image)
@@ -868,8 +872,8 @@ static void multi_plan_commit(struct multi_plan *p, struct multi_image_puts *put
 	if (p->own_ops || p->own_modify) {
 		tr->flags = p->own_flags;
 		/* not tr->multi_cnt: a detaching link counts there */
-		if (!hlist_empty(&tr->multi_links))
-			list_add_tail(&tr->shared_node, &tramp_own_list);
+		if (!hlist_empty(&m->links))
+			list_add_tail(&m->shared_node, &tramp_own_list);
 	}
 }
 
@@ -952,9 +956,9 @@ static int multi_reroute_plan(struct multi_reroute *r)
 	for (i = 0; i < r->nr; i++) {
 		struct multi_plan *p = &r->plans[i];
 
-		if (p->next == p->tr->shared)
+		if (p->next == p->tr->multi->shared)
 			continue;
-		multi_reroute_touch(r, p->tr->shared, -1);
+		multi_reroute_touch(r, p->tr->multi->shared, -1);
 		multi_reroute_touch(r, p->next, 1);
 	}
 	return 0;
@@ -1330,22 +1334,20 @@ static struct module *multi_stale_module(struct bpf_trampoline *tr)
 static void multi_stale_add(struct bpf_trampoline *tr)
 {
 	lockdep_assert_held(&tramp_multi_mutex);
-	if (tr->multi_stale)
+	if (!list_empty(&tr->multi->stale_node))
 		return;
 	refcount_inc(&tr->refcnt);	/* the detaching link still holds one */
 	__module_get(multi_stale_module(tr));
-	tr->multi_stale = true;
-	list_add_tail(&tr->stale_node, &tramp_stale_list);
+	list_add_tail(&tr->multi->stale_node, &tramp_stale_list);
 	stale_cnt++;
 }
 
 static void multi_stale_del(struct bpf_trampoline *tr)
 {
 	lockdep_assert_held(&tramp_multi_mutex);
-	list_del_init(&tr->stale_node);
 	/* it may stop being multi-managed: tr->mutex too */
 	mutex_lock(&tr->mutex);
-	tr->multi_stale = false;
+	list_del_init(&tr->multi->stale_node);
 	mutex_unlock(&tr->mutex);
 	stale_cnt--;
 	module_put(multi_stale_module(tr));
@@ -1373,7 +1375,7 @@ static bool multi_tidy(bool deferring)
 		.detaching = true,
 		.deferring = deferring,
 	};
-	struct bpf_trampoline *tr, *tmp;
+	struct bpf_tramp_multi *m, *tmp;
 	int err = -ENOMEM;
 	u32 n = 0;
 
@@ -1386,17 +1388,17 @@ static bool multi_tidy(bool deferring)
 	}
 	r.plans = kvcalloc(stale_cnt, sizeof(*r.plans), GFP_KERNEL);
 	if (r.plans) {
-		list_for_each_entry(tr, &tramp_stale_list, stale_node)
-			r.plans[n++].tr = tr;
+		list_for_each_entry(m, &tramp_stale_list, stale_node)
+			r.plans[n++].tr = m->tr;
 		r.nr = n;
 		sort(r.plans, n, sizeof(*r.plans), multi_plan_cmp_addr, NULL);
 		err = multi_reroute(&r);
 		kvfree(r.plans);
 		r.plans = NULL;
 	}
-	list_for_each_entry_safe(tr, tmp, &tramp_stale_list, stale_node) {
-		if (!err || !multi_reroute_tr(&r, tr))
-			multi_stale_del(tr);
+	list_for_each_entry_safe(m, tmp, &tramp_stale_list, stale_node) {
+		if (!err || !multi_reroute_tr(&r, m->tr))
+			multi_stale_del(m->tr);
 		cond_resched();
 	}
 	if (stale_cnt) {
@@ -1464,9 +1466,9 @@ static void multi_link_skip(struct bpf_tracing_multi_link *link)
 		struct bpf_trampoline *tr = link->funcs[i].tr;
 		bool stale;
 
-		if (tr->shared) {
-			tramp_shared_skip_link(tr->shared, link);
-			stale = tr->shared->dead;
+		if (tr->multi->shared) {
+			tramp_shared_skip_link(tr->multi->shared, link);
+			stale = tr->multi->shared->dead;
 		} else {
 			stale = tr->cur_image &&
 				bpf_tramp_image_skip_link(tr->cur_image, &link->link);
@@ -1590,9 +1592,9 @@ static int multi_link_add(struct bpf_tracing_multi_link *link)
 			/* an fsession link runs twice: it counts twice */
 			err = -E2BIG;
 		} else {
-			if (!tr->ftrace_loc)	/* func.addr is set: multi_tr_known() */
-				smp_store_release(&tr->ftrace_loc, f->addr + f->loc_off);
-			hlist_add_head(&f->tr_node, &tr->multi_links);
+			if (!tr->multi->ftrace_loc)	/* func.addr is set: multi_tr_known() */
+				smp_store_release(&tr->multi->ftrace_loc, f->addr + f->loc_off);
+			hlist_add_head(&f->tr_node, &tr->multi->links);
 			tr->multi_cnt++;
 			tr->fsession_cnt += fsession;
 		}
@@ -1730,6 +1732,7 @@ static void multi_tramps_show_links(struct seq_file *m, struct bpf_tracing_multi
 static int multi_tramps_show(struct seq_file *m, void *v)
 {
 	struct bpf_tracing_multi_link *links[BPF_MAX_TRAMP_LINKS];
+	struct bpf_tramp_multi *multi;
 	struct bpf_tramp_shared *s;
 	struct bpf_trampoline *tr;
 
@@ -1739,12 +1742,13 @@ static int multi_tramps_show(struct seq_file *m, void *v)
 			   s->dead ? " dead" : "", multi_model_slots(&s->model), s->nr_funcs,
 			   s->im->size);
 		multi_tramps_show_links(m, s->links, s->nr_links);
-		list_for_each_entry(tr, &s->funcs, shared_node)
-			seq_printf(m, "\t%ps\n", tr->func.addr);
+		list_for_each_entry(multi, &s->funcs, shared_node)
+			seq_printf(m, "\t%ps\n", multi->tr->func.addr);
 	}
-	list_for_each_entry(tr, &tramp_own_list, shared_node) {
+	list_for_each_entry(multi, &tramp_own_list, shared_node) {
+		tr = multi->tr;
 		seq_printf(m, "own%s key=%llu args=%u progs=%d size=%d links=",
-			   tr->multi_stale ? " stale" : "", tr->key,
+			   list_empty(&multi->stale_node) ? "" : " stale", tr->key,
 			   multi_model_slots(&tr->func.model),
 			   multi_tr_ordinary_cnt(tr), tr->cur_image ? tr->cur_image->size : 0);
 		multi_tramps_show_links(m, links, multi_tr_links(tr, links));

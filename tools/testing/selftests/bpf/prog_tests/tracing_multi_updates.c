@@ -50,6 +50,12 @@
  *
  * exits_in_flight_ordinary: the same with ordinary fentry and fexit
  * programs on an ordinary trampoline (no multi link on the function).
+ *
+ * ordinary_size: an ordinary trampoline takes the kmalloc cache it took on
+ * 6.12, and at most 16 bytes more: what multi links keep of a function
+ * lives beside it (struct bpf_tramp_multi), behind one pointer. Read in
+ * the kernel's BTF, where 6.12's fields end at cur_image, whatever the
+ * config makes of the mutex.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -826,6 +832,47 @@ out:
 	tracing_multi_exits__destroy(skel);
 }
 
+/* the kmalloc cache an allocation of @size comes from */
+static __u32 kmalloc_cache(__u32 size)
+{
+	static const __u32 sizes[] = { 8, 16, 32, 64, 96, 128, 192, 256, 512, 1024, 2048 };
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++)
+		if (size <= sizes[i])
+			return sizes[i];
+	return size;
+}
+
+static void test_ordinary_size(void)
+{
+	const struct btf_member *m;
+	const struct btf_type *t;
+	__u32 size, base = 0;
+	struct btf *btf;
+	int id, i;
+
+	btf = btf__load_vmlinux_btf();
+	if (!ASSERT_OK_PTR(btf, "vmlinux btf"))
+		return;
+	id = btf__find_by_name_kind(btf, "bpf_trampoline", BTF_KIND_STRUCT);
+	if (!ASSERT_GT(id, 0, "struct bpf_trampoline"))
+		goto out;
+	t = btf__type_by_id(btf, id);
+	size = t->size;
+	for (i = 0, m = btf_members(t); i < btf_vlen(t); i++, m++)
+		if (!strcmp(btf__name_by_offset(btf, m->name_off), "cur_image"))
+			base = btf_member_bit_offset(t, i) / 8 + sizeof(void *);
+	if (!ASSERT_GT(base, 0, "cur_image"))
+		goto out;
+	printf("%s: struct bpf_trampoline %u bytes (kmalloc-%u), 6.12's fields %u (kmalloc-%u)\n",
+	       __func__, size, kmalloc_cache(size), base, kmalloc_cache(base));
+	ASSERT_LE(size - base, 16, "bytes after 6.12's fields");
+	ASSERT_EQ(kmalloc_cache(size), kmalloc_cache(base), "kmalloc cache");
+out:
+	btf__free(btf);
+}
+
 void serial_test_tracing_multi_updates(void)
 {
 	if (test__start_subtest("grace_period"))
@@ -846,4 +893,6 @@ void serial_test_tracing_multi_updates(void)
 		test_exits_in_flight(EXITS_FSESSION);
 	if (test__start_subtest("exits_in_flight_ordinary"))
 		test_exits_in_flight(EXITS_ORDINARY);
+	if (test__start_subtest("ordinary_size"))
+		test_ordinary_size();
 }
