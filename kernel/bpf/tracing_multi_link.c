@@ -363,17 +363,21 @@ static void multi_syms_lookup(struct multi_syms *ms, struct btf *btf, const u32 
 
 /*
  * The trampoline of a function that a multi link resolved before, with a
- * reference; else NULL. Its address and ftrace location stay known in it
- * (tr->multi->ftrace_loc is set once), and the same id of the same BTF is
- * the same function: no need to find them again (a vmlinux function's by
- * name in kallsyms).
+ * reference, and its ftrace location into @loc; else NULL. Its address and
+ * ftrace location stay known in it (tr->multi->ftrace_loc is set once), and
+ * the same id of the same BTF is the same function: no need to find them
+ * again (a vmlinux function's by name in kallsyms).
  */
-static struct bpf_trampoline *multi_tr_known(u64 key)
+static struct bpf_trampoline *multi_tr_known(u64 key, unsigned long *loc)
 {
 	struct bpf_trampoline *tr = bpf_trampoline_find(key);
-	struct bpf_tramp_multi *multi = tr ? smp_load_acquire(&tr->multi) : NULL;
+	struct bpf_tramp_multi *multi;
 
-	if (multi && smp_load_acquire(&multi->ftrace_loc))	/* then func.addr */
+	/* acquire: pairs with the release in bpf_tramp_multi_alloc() */
+	multi = tr ? smp_load_acquire(&tr->multi) : NULL;
+	/* acquire: then func.addr, set before (multi_link_add()) */
+	*loc = multi ? smp_load_acquire(&multi->ftrace_loc) : 0;
+	if (*loc)
 		return tr;
 	bpf_trampoline_put(tr);
 	return NULL;
@@ -415,12 +419,12 @@ static int multi_link_resolve_one(struct bpf_tracing_multi_link *link, struct bp
 	struct bpf_attach_target_info tgt_info = {};
 	struct multi_sym *sym = NULL, one;
 	struct bpf_trampoline *tr = NULL;
-	unsigned long loc;
+	unsigned long loc = 0;
 	int err;
 
 	/* the walk placed it already: it goes by rank */
 	if (!ms->syms)
-		tr = multi_tr_known(key);
+		tr = multi_tr_known(key, &loc);
 	if (tr)
 		tgt_info.tgt_addr = (unsigned long)tr->func.addr;
 	else if (ms->syms && ms->of[i] != U32_MAX)
@@ -436,9 +440,7 @@ static int multi_link_resolve_one(struct bpf_tracing_multi_link *link, struct bp
 		return err;
 	}
 	module_put(tgt_info.tgt_mod);	/* the link holds link->mod */
-	if (tr) {
-		loc = tr->multi->ftrace_loc;
-	} else {
+	if (!tr) {
 		loc = multi_link_ftrace_loc(link, sym, tgt_info.tgt_addr);
 		if (!loc)
 			return -EINVAL;

@@ -13,9 +13,10 @@ bool bpf_tramp_dying_skip_link(const struct bpf_tramp_link *link);
 
 /*
  * What multi links keep of a function, beside its trampoline (tr->multi):
- * allocated at the function's first multi link (bpf_trampoline_get_multi())
- * and freed with the trampoline, so that an ordinary trampoline carries one
- * pointer of it. Locks: tramp_multi_mutex, and as each field says.
+ * allocated when a multi link first resolves the function
+ * (bpf_trampoline_get_multi()) and freed with the trampoline, so that an
+ * ordinary trampoline carries one pointer of it. Locks: tramp_multi_mutex,
+ * and as each field says.
  */
 struct bpf_tramp_multi {
 	struct bpf_trampoline *tr;		/* set once */
@@ -24,11 +25,13 @@ struct bpf_tramp_multi {
 	 */
 	struct hlist_head links;
 	struct bpf_tramp_shared *shared;	/* the image it is on, or NULL */
-	struct list_head shared_node;		/* in shared->funcs, or own */
+	/* in shared->funcs, on tramp_own_list (an own image), or empty */
+	struct list_head shared_node;
 	/* set once, both mutexes held (release): read under either, or acquire */
 	unsigned long ftrace_loc;
 	/* on trampoline_multi.c's list of functions to tidy, holding a ref (a
-	 * detach without memory); taken off under tr->mutex too
+	 * detach without memory): put on while a detaching link still counts
+	 * in tr->multi_cnt, or under tr->mutex too; taken off under tr->mutex too
 	 */
 	struct list_head stale_node;
 };
@@ -43,8 +46,9 @@ void bpf_tramp_multi_mutex_unlock(void);
  */
 static inline bool bpf_tramp_multi_managed(const struct bpf_trampoline *tr)
 {
+	/* multi->shared changes under tramp_multi_mutex alone, but not then */
 	return tr->multi_cnt ||
-	       (tr->multi && (tr->multi->shared || !list_empty(&tr->multi->stale_node)));
+	       (tr->multi && (!list_empty(&tr->multi->stale_node) || tr->multi->shared));
 }
 #else
 static inline void bpf_tramp_multi_mutex_unlock(void) {}
@@ -63,7 +67,7 @@ struct bpf_tracing_multi_func {
 	u32 btf_id;
 	u8 loc_off;			/* its ftrace location - addr */
 	struct bpf_trampoline *tr;
-	struct hlist_node tr_node;	/* in tr->multi_links */
+	struct hlist_node tr_node;	/* in tr->multi->links */
 	struct bpf_tracing_multi_link *link;
 };
 
@@ -71,7 +75,7 @@ struct bpf_tracing_multi_func {
  * A tracing_multi link: tracing_multi_link.c creates it and resolves its
  * functions, trampoline_multi.c routes them. Its fields are set before
  * bpf_tramp_multi_link_attach() and stay until the link is freed, but:
- * funcs[].tr_node (tramp_multi_mutex; tr->mutex too to add and delete),
+ * funcs[].tr_node (tramp_multi_mutex; tr->mutex too to add),
  * funcs[].tr (put by the link's release or a failed attach) and
  * free_trace (set by a failed attach).
  */

@@ -844,8 +844,7 @@ static void multi_plan_commit(struct multi_plan *p, struct multi_image_puts *put
 	bool idle = !tr->cur_image;	/* its tr->fops, if any, is not registered */
 	struct bpf_tramp_multi *m = tr->multi;
 
-	if (m->shared_node.next)
-		list_del_init(&m->shared_node);
+	list_del_init(&m->shared_node);
 	if (m->shared)
 		m->shared->nr_funcs--;
 	m->shared = p->next;

@@ -8,6 +8,9 @@
  * - Every failed attach returns -ENOMEM and changes nothing: the
  *   trampolines the kernel lists are those of before, the programs that
  *   were attached still run once per call, the new one never.
+ * - The same for the first multi link on those functions (attach_first):
+ *   its attach creates their trampolines (the ordinary program's function
+ *   has one) and what multi links keep of each function.
  * - Every detach completes: the program no longer runs, the others still
  *   do, and once the kernel has tidied up, its trampolines are those of
  *   before.
@@ -40,6 +43,8 @@
 #define KMEMLEAK	"/sys/kernel/debug/kmemleak"
 
 static int nth_fd = -1;
+/* how often the multi link that stays runs per call: 0 while there is none */
+static __u64 keep_runs;
 
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22
@@ -196,7 +201,7 @@ static bool calls_counted(struct tracing_multi_fault *skel, __u64 *hits, __u64 w
 	reset_counts(skel);
 	fentry_test_run(skel->progs.fi_plain);
 	for (i = 1; i <= FAULT_FUNCS; i++) {
-		if (skel->bss->keep_hits[i] != 1 || hits[i] != want) {
+		if (skel->bss->keep_hits[i] != keep_runs || hits[i] != want) {
 			printf("%s, allocation %d failed: bpf_fentry_test%d: ", what, nth, i);
 			printf("keep %llu, %s %llu (want %llu)\n", skel->bss->keep_hits[i], what,
 			       hits[i], want);
@@ -348,9 +353,9 @@ void tracing_multi_waits_end(struct tracing_multi_waits *w)
 	free(w);
 }
 
-/* The skeleton, the link that stays and the ordinary program. */
+/* The skeleton, the link that stays (@with_keep) and the ordinary program. */
 static struct tracing_multi_fault *fault_prepare(__u32 *ids, struct bpf_link **keep,
-						 struct bpf_link **plain)
+						 struct bpf_link **plain, bool with_keep)
 {
 	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
 	struct tracing_multi_fault *skel;
@@ -362,9 +367,12 @@ static struct tracing_multi_fault *fault_prepare(__u32 *ids, struct bpf_link **k
 		return NULL;
 	opts.ids = ids;
 	opts.cnt = FAULT_FUNCS;
-	*keep = bpf_program__attach_tracing_multi(skel->progs.fi_keep, NULL, &opts);
+	keep_runs = with_keep;
+	if (with_keep)
+		*keep = bpf_program__attach_tracing_multi(skel->progs.fi_keep, NULL, &opts);
 	*plain = bpf_program__attach(skel->progs.fi_plain);
-	if (!ASSERT_OK_PTR(*keep, "attach keep") || !ASSERT_OK_PTR(*plain, "attach plain")) {
+	if ((with_keep && !ASSERT_OK_PTR(*keep, "attach keep")) ||
+	    !ASSERT_OK_PTR(*plain, "attach plain")) {
 		bpf_link__destroy(*keep);
 		bpf_link__destroy(*plain);
 		tracing_multi_fault__destroy(skel);
@@ -397,8 +405,10 @@ static int link_fexit_multi(struct tracing_multi_fault *skel, __u32 *ids)
 /*
  * An fexit.multi attach (new images, the kept link moved, the function of
  * the ordinary program rebuilt) with its 1st, 2nd, ... allocation failing.
+ * @first: with no link that stays, so that the attach makes the functions'
+ * trampolines and multi state too.
  */
-static void test_attach(void)
+static void test_attach(bool first)
 {
 	struct bpf_link *keep = NULL, *plain = NULL;
 	struct tracing_multi_fault *skel;
@@ -408,7 +418,7 @@ static void test_attach(void)
 	int n, fd, failed = 0;
 	bool fired;
 
-	skel = fault_prepare(ids, &keep, &plain);
+	skel = fault_prepare(ids, &keep, &plain, !first);
 	if (!skel)
 		return;
 	before = tramps_snapshot();
@@ -445,9 +455,10 @@ static void test_attach(void)
 	}
 	ASSERT_GT(failed, 0, "attaches failed");
 	ASSERT_LT(n, FAULT_MAX_NTH, "attach completed");
-	printf("attach: %d failed (1 allocation each), completed at allocation %d\n", failed, n);
-	printf("attach: %d grace periods waited for, %d with tramp_multi_mutex held\n",
-	       skel->bss->waits, skel->bss->waits_held);
+	printf("attach%s: %d failed (1 allocation each), completed at allocation %d\n",
+	       first ? "_first" : "", failed, n);
+	printf("attach%s: %d grace periods waited for, %d with tramp_multi_mutex held\n",
+	       first ? "_first" : "", skel->bss->waits, skel->bss->waits_held);
 	/* a failed attach waits once it has released the mutex */
 	ASSERT_EQ(skel->bss->waits_held, 0, "grace periods waited for under tramp_multi_mutex");
 out:
@@ -468,7 +479,7 @@ static void test_detach(void)
 	char *before;
 	bool fired;
 
-	skel = fault_prepare(ids, &keep, &plain);
+	skel = fault_prepare(ids, &keep, &plain, true);
 	if (!skel)
 		return;
 	before = tramps_snapshot();
@@ -514,7 +525,7 @@ static void test_detach_ordinary(void)
 	char *before;
 	bool fired;
 
-	skel = fault_prepare(ids, &keep, &plain);
+	skel = fault_prepare(ids, &keep, &plain, true);
 	if (!skel)
 		return;
 	bpf_link__destroy(plain);
@@ -565,7 +576,7 @@ static void test_detach_deferred(void)
 	__u32 ids[NR_FUNCS];
 	int fd;
 
-	skel = fault_prepare(ids, &keep, &plain);
+	skel = fault_prepare(ids, &keep, &plain, true);
 	if (!skel)
 		return;
 	before = tramps_snapshot();
@@ -613,7 +624,7 @@ static void test_link_info(void)
 	struct bpf_link_info info;
 	int fd, err, i;
 
-	skel = fault_prepare(ids, &keep, &plain);
+	skel = fault_prepare(ids, &keep, &plain, true);
 	if (!skel)
 		return;
 	fd = link_fexit_multi(skel, ids);
@@ -694,7 +705,9 @@ static void test_kmemleak(void)
 void serial_test_tracing_multi_fault(void)
 {
 	if (test__start_subtest("attach"))
-		test_attach();
+		test_attach(false);
+	if (test__start_subtest("attach_first"))
+		test_attach(true);
 	if (test__start_subtest("detach"))
 		test_detach();
 	if (test__start_subtest("detach_ordinary"))

@@ -54,8 +54,8 @@
  * ordinary_size: an ordinary trampoline takes the kmalloc cache it took on
  * 6.12, and at most 16 bytes more: what multi links keep of a function
  * lives beside it (struct bpf_tramp_multi), behind one pointer. Read in
- * the kernel's BTF, where 6.12's fields end at cur_image, whatever the
- * config makes of the mutex.
+ * the kernel's BTF: 6.12's members come first, in 6.12's places (whatever
+ * the config makes of the mutex), and end at cur_image.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -846,11 +846,19 @@ static __u32 kmalloc_cache(__u32 size)
 
 static void test_ordinary_size(void)
 {
+	/* 6.12's struct bpf_trampoline, in order; the series adds fsession_cnt
+	 * in the hole after progs_cnt
+	 */
+	static const char * const base_members[] = {
+		"hlist", "fops", "mutex", "refcnt", "flags", "key", "func",
+		"extension_prog", "progs_hlist", "progs_cnt", "cur_image",
+	};
+	__u32 size, off, base = 0, progs_cnt_end = 0;
 	const struct btf_member *m;
 	const struct btf_type *t;
-	__u32 size, base = 0;
+	const char *name;
 	struct btf *btf;
-	int id, i;
+	int id, i, j = 0;
 
 	btf = btf__load_vmlinux_btf();
 	if (!ASSERT_OK_PTR(btf, "vmlinux btf"))
@@ -860,12 +868,24 @@ static void test_ordinary_size(void)
 		goto out;
 	t = btf__type_by_id(btf, id);
 	size = t->size;
-	for (i = 0, m = btf_members(t); i < btf_vlen(t); i++, m++)
-		if (!strcmp(btf__name_by_offset(btf, m->name_off), "cur_image"))
-			base = btf_member_bit_offset(t, i) / 8 + sizeof(void *);
+	for (i = 0, m = btf_members(t); i < btf_vlen(t) && !base; i++, m++) {
+		name = btf__name_by_offset(btf, m->name_off);
+		off = btf_member_bit_offset(t, i) / 8;
+		if (!strcmp(name, "fsession_cnt"))
+			continue;
+		if (!ASSERT_STREQ(name, base_members[j++], "6.12's members, in order"))
+			goto out;
+		if (!strcmp(name, "progs_cnt"))
+			progs_cnt_end = off + btf__resolve_size(btf, m->type);
+		if (!strcmp(name, "cur_image")) {
+			/* nothing but the hole after progs_cnt before it */
+			ASSERT_EQ(off, (progs_cnt_end + 7) & ~7U, "cur_image where 6.12 has it");
+			base = off + sizeof(void *);
+		}
+	}
 	if (!ASSERT_GT(base, 0, "cur_image"))
 		goto out;
-	printf("%s: struct bpf_trampoline %u bytes (kmalloc-%u), 6.12's fields %u (kmalloc-%u)\n",
+	printf("%s: struct bpf_trampoline %u bytes (kmalloc-%u), 6.12's %u (kmalloc-%u)\n",
 	       __func__, size, kmalloc_cache(size), base, kmalloc_cache(base));
 	ASSERT_LE(size - base, 16, "bytes after 6.12's fields");
 	ASSERT_EQ(kmalloc_cache(size), kmalloc_cache(base), "kmalloc cache");
