@@ -10,7 +10,8 @@
  *   were attached still run once per call, the new one never.
  * - The same for the first multi link on those functions (attach_first):
  *   its attach creates their trampolines (the ordinary program's function
- *   has one) and what multi links keep of each function.
+ *   has one, attached again before each attempt) and what multi links
+ *   keep of each function.
  * - Every detach completes: the program no longer runs, the others still
  *   do, and once the kernel has tidied up, its trampolines are those of
  *   before.
@@ -392,6 +393,18 @@ static void fault_finish(struct tracing_multi_fault *skel, struct bpf_link *keep
 	tracing_multi_fault__destroy(skel);
 }
 
+/* The ordinary program attached again: its function gets a new trampoline. */
+static int fault_replug(struct tracing_multi_fault *skel, struct bpf_link **plain)
+{
+	bpf_link__destroy(*plain);
+	*plain = bpf_program__attach(skel->progs.fi_plain);
+	if (!ASSERT_OK_PTR(*plain, "attach plain again")) {
+		*plain = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 static int link_fexit_multi(struct tracing_multi_fault *skel, __u32 *ids)
 {
 	LIBBPF_OPTS(bpf_link_create_opts, opts);
@@ -425,13 +438,18 @@ static void test_attach(bool first)
 	if (waits_count(skel, wait_links))
 		goto out;
 	for (n = 1; before && n <= FAULT_MAX_NTH; n++) {
+		/* a new trampoline for the ordinary program, without multi state */
+		if (first && fault_replug(skel, &plain))
+			break;
 		fault_arm(n);
 		fd = link_fexit_multi(skel, ids);
 		fired = fault_fired();
 		if (fd >= 0) {
 			/* done, or a failure the kernel could take */
-			if (!calls_counted(skel, skel->bss->exit_hits, 1, "attached fexit", n))
+			if (!calls_counted(skel, skel->bss->exit_hits, 1, "attached fexit", n)) {
+				close(fd);
 				break;
+			}
 			close(fd);
 			if (!fired)
 				break;
@@ -444,7 +462,8 @@ static void test_attach(bool first)
 			break;
 		}
 		after = tramps_snapshot();
-		if (!ASSERT_STREQ(after ?: "", before, "failed attach: trampolines unchanged")) {
+		if (!ASSERT_OK_PTR(after, "failed attach: trampolines") ||
+		    !ASSERT_STREQ(after, before, "failed attach: trampolines unchanged")) {
 			free(after);
 			break;
 		}
