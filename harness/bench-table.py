@@ -53,6 +53,17 @@ for path in logs:
                     put(d, "attach fentry.multi/kprobe.multi", float(m.group(2)) / float(k.group(1)))
                     put(d, "detach fentry.multi/kprobe.multi", float(m.group(3)) / float(k.group(2)))
                 continue
+            m = re.match(r"BENCH tracing_multi_attach phases: attach ([\d.]+) ms \(resolve ([\d.]+), "
+                         r"route ([\d.]+), ftrace ([\d.]+)\); detach ([\d.]+) ms \(route ([\d.]+), "
+                         r"ftrace ([\d.]+)\)", line)
+            if m:
+                put_groups(d, m, ("by phase: attach (ms)", "  resolve (ms)", "  route (ms)",
+                                  "  ftrace update (ms)", "by phase: detach (ms)",
+                                  "  detach route (ms)", "  detach ftrace update (ms)"))
+                if float(m.group(4)) and float(m.group(7)):
+                    put(d, "  attach/its ftrace update", float(m.group(1)) / float(m.group(4)))
+                    put(d, "  detach/its ftrace update", float(m.group(5)) / float(m.group(7)))
+                continue
             m = re.match(r"BENCH ordinary_attach: fentry attach ([\d.]+) ms detach ([\d.]+) ms; "
                          r"with (\d+) fentry.multi links elsewhere attach ([\d.]+) ms "
                          r"detach ([\d.]+) ms", line)

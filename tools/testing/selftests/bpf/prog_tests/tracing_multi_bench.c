@@ -2,7 +2,8 @@
 /* Benchmarks, run by "make bench", not by "make check": they print
  * numbers and assert only that what they measure works.
  * - tracing_multi_bench_attach: one fentry.multi program on every function
- *   it can take, then kprobe.multi on the same functions;
+ *   it can take, then kprobe.multi on the same functions, then the first
+ *   again, timed by phase in the kernel;
  * - tracing_multi_bench_trigger: calls per second of a function with
  *   nothing, fentry, fentry.multi, fexit, fexit.multi, kprobe, kprobe.multi,
  *   fmod_ret or fmod_ret.multi on it (like selftests' bench trig-*), and
@@ -32,6 +33,75 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* As in progs/tracing_multi_bench.c: where bd_ns[] counts */
+enum { BD_LINK, BD_ATTACH, BD_DETACH, BD_FTRACE, BD_NR };
+#define BD_PROGS	10
+
+/* The skeleton, with the programs of attach_phases() (bd_*). */
+static struct tracing_multi_bench *bench_open_phases(void)
+{
+	struct tracing_multi_bench *skel = tracing_multi_bench__open();
+	struct bpf_program *prog;
+
+	if (!ASSERT_OK_PTR(skel, "open"))
+		return NULL;
+	bpf_object__for_each_program(prog, skel->obj)
+		if (!strncmp(bpf_program__name(prog), "bd_", 3))
+			bpf_program__set_autoload(prog, true);
+	if (!ASSERT_OK(tracing_multi_bench__load(skel), "load")) {
+		tracing_multi_bench__destroy(skel);
+		return NULL;
+	}
+	return skel;
+}
+
+/*
+ * The attach and detach of the link again, timed by phase in the kernel
+ * (progs/tracing_multi_bench.c, bd_*): the link's attach, of it the
+ * routing (bpf_tramp_multi_link_attach()) and of that the ftrace update
+ * (ftrace_direct_replace()); the routing of the detach and its ftrace
+ * update. What is not routing is resolving the ids and checking the
+ * functions. Slower than the timed run: the probes run too.
+ */
+static void attach_phases(struct tracing_multi_bench *skel, struct bpf_tracing_multi_opts *opts)
+{
+	struct bpf_link *probes[BD_PROGS] = {}, *link;
+	double link_ms, route_ms, ft_ms, det_ms, ft_det_ms;
+	struct bpf_program *prog;
+	__u64 *ns = skel->bss->bd_ns;
+	int i, n = 0;
+
+	bpf_object__for_each_program(prog, skel->obj) {
+		if (strncmp(bpf_program__name(prog), "bd_", 3) || n == BD_PROGS)
+			continue;
+		probes[n] = bpf_program__attach(prog);
+		if (!ASSERT_OK_PTR(probes[n], bpf_program__name(prog)))
+			goto out;
+		n++;
+	}
+	memset(ns, 0, sizeof(skel->bss->bd_ns));
+	skel->bss->bd_tgid = getpid();
+	tracing_multi_settle();
+	link = bpf_program__attach_tracing_multi(skel->progs.bench_fentry, NULL, opts);
+	if (!ASSERT_OK_PTR(link, "fentry.multi attach, by phase"))
+		goto out;
+	link_ms = ns[BD_LINK] / 1e6;
+	route_ms = ns[BD_ATTACH] / 1e6;
+	ft_ms = ns[BD_FTRACE] / 1e6;
+	tracing_multi_settle();
+	bpf_link__destroy(link);
+	det_ms = ns[BD_DETACH] / 1e6;
+	ft_det_ms = ns[BD_FTRACE] / 1e6 - ft_ms;
+	printf("BENCH tracing_multi_attach phases: ");
+	printf("attach %.1f ms (resolve %.1f, route %.1f, ftrace %.1f); ",
+	       link_ms, link_ms - route_ms, route_ms - ft_ms, ft_ms);
+	printf("detach %.1f ms (route %.1f, ftrace %.1f)\n", det_ms, det_ms - ft_det_ms, ft_det_ms);
+out:
+	skel->bss->bd_tgid = 0;
+	for (i = 0; i < n; i++)
+		bpf_link__destroy(probes[i]);
+}
+
 void serial_test_tracing_multi_bench_attach(void)
 {
 	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
@@ -46,8 +116,8 @@ void serial_test_tracing_multi_bench_attach(void)
 
 	if (tracing_multi_all_funcs(&names, &ids, &cnt))
 		return;
-	skel = tracing_multi_bench__open_and_load();
-	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+	skel = bench_open_phases();
+	if (!skel)
 		return;
 
 	if (tracing_multi_drop_all_refused(skel->progs.bench_fentry, ids, names, &cnt))
@@ -91,6 +161,7 @@ void serial_test_tracing_multi_bench_attach(void)
 		printf("kprobe.multi n/a (none here)\n");
 	else
 		printf("kprobe.multi attach %.3f s detach %.3f s\n", k1 - k0, k2 - k1b);
+	attach_phases(skel, &opts);
 out:
 	tracing_multi_bench__destroy(skel);
 	free(ids);

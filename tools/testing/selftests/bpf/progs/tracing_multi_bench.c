@@ -33,6 +33,95 @@ int bench_kprobe(void *ctx)
 	return 0;
 }
 
+/*
+ * Where the attach and the detach of that link spend their time: ns this
+ * process spends in the link's attach (resolving and routing its
+ * functions), in the routing of the attach and of the detach, and in
+ * ftrace's updates within them (a kprobe: ftrace.c is not traceable).
+ */
+enum { BD_LINK, BD_ATTACH, BD_DETACH, BD_FTRACE, BD_NR };
+int bd_tgid;
+__u64 bd_start[BD_NR], bd_ns[BD_NR];
+
+static __always_inline bool bd_mine(void)
+{
+	return bd_tgid && (bpf_get_current_pid_tgid() >> 32) == bd_tgid;
+}
+
+static __always_inline int bd_enter(int i)
+{
+	if (bd_mine())
+		bd_start[i] = bpf_ktime_get_ns();
+	return 0;
+}
+
+static __always_inline int bd_exit(int i)
+{
+	if (bd_mine() && bd_start[i])
+		bd_ns[i] += bpf_ktime_get_ns() - bd_start[i];
+	return 0;
+}
+
+SEC("?fentry/bpf_tracing_multi_link_attach")
+int bd_link_in(void *ctx)
+{
+	return bd_enter(BD_LINK);
+}
+
+SEC("?fexit/bpf_tracing_multi_link_attach")
+int bd_link_out(void *ctx)
+{
+	return bd_exit(BD_LINK);
+}
+
+SEC("?fentry/bpf_tramp_multi_link_attach")
+int bd_attach_in(void *ctx)
+{
+	return bd_enter(BD_ATTACH);
+}
+
+SEC("?fexit/bpf_tramp_multi_link_attach")
+int bd_attach_out(void *ctx)
+{
+	return bd_exit(BD_ATTACH);
+}
+
+SEC("?fentry/bpf_tramp_multi_link_detach")
+int bd_detach_in(void *ctx)
+{
+	return bd_enter(BD_DETACH);
+}
+
+SEC("?fexit/bpf_tramp_multi_link_detach")
+int bd_detach_out(void *ctx)
+{
+	return bd_exit(BD_DETACH);
+}
+
+SEC("?kprobe/ftrace_direct_replace")
+int bd_ftrace_in(void *ctx)
+{
+	return bd_enter(BD_FTRACE);
+}
+
+SEC("?kretprobe/ftrace_direct_replace")
+int bd_ftrace_out(void *ctx)
+{
+	return bd_exit(BD_FTRACE);
+}
+
+SEC("?kprobe/ftrace_direct_replace_nolock")
+int bd_ftrace_nolock_in(void *ctx)
+{
+	return bd_enter(BD_FTRACE);
+}
+
+SEC("?kretprobe/ftrace_direct_replace_nolock")
+int bd_ftrace_nolock_out(void *ctx)
+{
+	return bd_exit(BD_FTRACE);
+}
+
 /* Memory benchmark: the kernel's count of the bytes of BPF executable
  * images (bpf_jit_current: programs and trampolines, charged at
  * allocation), read by a test run.
