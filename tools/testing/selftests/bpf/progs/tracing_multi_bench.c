@@ -62,65 +62,24 @@ static __always_inline int bd_exit(int i)
 	return 0;
 }
 
-SEC("?fentry/bpf_tracing_multi_link_attach")
-int bd_link_in(void *ctx)
-{
-	return bd_enter(BD_LINK);
+/* Programs at entry and at exit of @fn counting into bd_ns[@i] */
+#define BD_PAIR(name, in, out, fn, i)		\
+SEC("?" in "/" fn)				\
+int bd_##name##_in(void *ctx)			\
+{						\
+	return bd_enter(i);			\
+}						\
+SEC("?" out "/" fn)				\
+int bd_##name##_out(void *ctx)			\
+{						\
+	return bd_exit(i);			\
 }
 
-SEC("?fexit/bpf_tracing_multi_link_attach")
-int bd_link_out(void *ctx)
-{
-	return bd_exit(BD_LINK);
-}
-
-SEC("?fentry/bpf_tramp_multi_link_attach")
-int bd_attach_in(void *ctx)
-{
-	return bd_enter(BD_ATTACH);
-}
-
-SEC("?fexit/bpf_tramp_multi_link_attach")
-int bd_attach_out(void *ctx)
-{
-	return bd_exit(BD_ATTACH);
-}
-
-SEC("?fentry/bpf_tramp_multi_link_detach")
-int bd_detach_in(void *ctx)
-{
-	return bd_enter(BD_DETACH);
-}
-
-SEC("?fexit/bpf_tramp_multi_link_detach")
-int bd_detach_out(void *ctx)
-{
-	return bd_exit(BD_DETACH);
-}
-
-SEC("?kprobe/ftrace_direct_replace")
-int bd_ftrace_in(void *ctx)
-{
-	return bd_enter(BD_FTRACE);
-}
-
-SEC("?kretprobe/ftrace_direct_replace")
-int bd_ftrace_out(void *ctx)
-{
-	return bd_exit(BD_FTRACE);
-}
-
-SEC("?kprobe/ftrace_direct_replace_nolock")
-int bd_ftrace_nolock_in(void *ctx)
-{
-	return bd_enter(BD_FTRACE);
-}
-
-SEC("?kretprobe/ftrace_direct_replace_nolock")
-int bd_ftrace_nolock_out(void *ctx)
-{
-	return bd_exit(BD_FTRACE);
-}
+BD_PAIR(link, "fentry", "fexit", "bpf_tracing_multi_link_attach", BD_LINK)
+BD_PAIR(attach, "fentry", "fexit", "bpf_tramp_multi_link_attach", BD_ATTACH)
+BD_PAIR(detach, "fentry", "fexit", "bpf_tramp_multi_link_detach", BD_DETACH)
+BD_PAIR(ftrace, "kprobe", "kretprobe", "ftrace_direct_replace", BD_FTRACE)
+BD_PAIR(ftrace_nolock, "kprobe", "kretprobe", "ftrace_direct_replace_nolock", BD_FTRACE)
 
 /* Memory benchmark: the kernel's count of the bytes of BPF executable
  * images (bpf_jit_current: programs and trampolines, charged at
