@@ -23,7 +23,9 @@
 # that has them all is not run again (REGRESS_FORCE=1 runs it again; remove
 # a line to run that test again), and a
 # guest that dies or hangs is booted again for the tests it did not reach
-# (the test it died in counts as failed, "crash"). Each guest prints
+# (the test it died in counts as failed, "crash"). A make regress stopped
+# in the middle of a boot keeps that boot's finished tests: the next one
+# collects them before it boots. Each guest prints
 # progress at least once a minute. Last line: "regress ARCH: N regressions".
 # REGRESS_KERNELS="base" or "patched" builds and runs one kernel only
 # (two such runs may go side by side; the report needs both).
@@ -182,6 +184,12 @@ run_suite() {
 	# without REGRESS_FORCE, a suite left unfinished resumes: its results
 	# stay, its tests without one run; the boots start again at 1
 	[ -n "${REGRESS_FORCE:-}" ] && rm -f "$res" "$OUT/$suite-$k.list"
+	# a boot that make regress was stopped in: keep what it finished
+	for g in "$OUT/$suite-$k".[0-9]*.log; do
+		[ -z "${REGRESS_FORCE:-}" ] && [ -f "$g" ] && [ ! -f "${g%.log}.collected" ] || continue
+		log "regress: $suite on $k: $(python3 "$HARNESS/regress.py" collect "$suite" "$k" \
+			"$KARCH" "$OUT" "$res" "${g%.log}" interrupted) from ${g#$REPO/}"
+	done
 	rm -f "$res.done" "$OUT/$suite-$k".[0-9]*
 	touch "$res"
 	kernel "$k"
@@ -204,6 +212,7 @@ run_suite() {
 		# the job's first line writes the log: none, the guest never ran it
 		[ -f "$g.log" ] || die "regress: $suite on $k: the guest did not start (${g#$REPO/}.console)"
 		left=$(python3 "$HARNESS/regress.py" collect "$suite" "$k" "$KARCH" "$OUT" "$res" "$g" "$ok")
+		touch "$g.collected"
 		[ "$left" = done ] && break
 		[ $boot -ge 8 ] && { log "regress: $suite on $k: giving up after $boot boots"; break; }
 		log "regress: $suite on $k: guest ended early ($left), booting again for the rest"
