@@ -212,13 +212,6 @@ static LIST_HEAD(tramp_own_list);
 static struct multi_reroute *multi_inflight;
 
 /*
- * Set by bpf_tramp_multi_update() when its reroute was abandoned, for the
- * same holder's bpf_tramp_multi_unlock(): the ordinary path passes no
- * context between the two.
- */
-static bool tramp_multi_unlock_waits;
-
-/*
  * Functions whose image jumps over a detached link's programs, each holding
  * a reference to its trampoline (multi_link_skip(), multi_tidy()), and
  * their number.
@@ -538,7 +531,7 @@ static int shared_ops_func(struct ftrace_ops *ops, unsigned long ip, enum ftrace
 				tr->flags &= ~BPF_TRAMP_F_SHARE_IPMODIFY;
 			mutex_unlock(&tr->mutex);
 		}
-		bpf_tramp_multi_unlock();
+		bpf_tramp_multi_mutex_unlock();
 		if (err == -EAGAIN)
 			usleep_range(1000, 2000);
 		return err;
@@ -1255,14 +1248,10 @@ static int multi_link_reroute(struct bpf_tracing_multi_link *link, struct multi_
 int bpf_tramp_multi_update(struct bpf_trampoline *tr, bool lock_direct_mutex)
 {
 	struct multi_reroute r = { .lock_direct_mutex = lock_direct_mutex };
-	int err;
 
 	lockdep_assert_held(&tramp_multi_mutex);
 	lockdep_assert_held(&tr->mutex);
-	err = multi_reroute_tr(&r, tr);
-	if (r.abandoned)
-		tramp_multi_unlock_waits = true;
-	return err;
+	return multi_reroute_tr(&r, tr);
 }
 
 /**
@@ -1279,19 +1268,22 @@ void bpf_tramp_multi_lock(void)
  * bpf_tramp_multi_unlock - release tramp_multi_mutex after an update
  *
  * If a reroute of this holder failed once a CPU could enter its images
- * (multi_reroute_skip_published(); outside IPMODIFY callbacks, see
- * multi_reroute_abandon()), wait as ftrace_shutdown() would have, now
- * that the mutex is free: a failed attach frees its program once this
- * returns. The wait puts the images too.
+ * (multi_reroute_skip_published()), they wait in multi_deferred_puts
+ * (multi_reroute_abandon()): wait as ftrace_shutdown() would have, now
+ * that the mutex is free, so that a failed attach frees its program once
+ * this returns. The wait puts the images too. Images there may also be a
+ * detach's that released the mutex and has yet to wait: this wait covers
+ * them as well, one more than 6.12 makes, and only beside multi links.
+ * An ops_func callback, whose images a work item puts, unlocks with
+ * bpf_tramp_multi_mutex_unlock().
  *
- * Context: tramp_multi_mutex held; may sleep.
+ * Context: tramp_multi_mutex held, direct_mutex not; may sleep.
  */
 void bpf_tramp_multi_unlock(void)
 {
-	bool wait = tramp_multi_unlock_waits;
+	bool wait = !llist_empty(&multi_deferred_puts);
 
 	lockdep_assert_held(&tramp_multi_mutex);
-	tramp_multi_unlock_waits = false;
 	mutex_unlock(&tramp_multi_mutex);
 	if (wait)
 		bpf_tramp_multi_wait();
@@ -1300,8 +1292,10 @@ void bpf_tramp_multi_unlock(void)
 /**
  * bpf_tramp_multi_mutex_unlock - release tramp_multi_mutex, nothing else
  *
- * For a holder that rerouted nothing: it found the function no longer
- * multi-managed, or could not take tr->mutex.
+ * For a holder that rerouted nothing (it found the function no longer
+ * multi-managed, or could not take tr->mutex), and for ftrace's ops_func
+ * callbacks: direct_mutex held, they wait for nothing, and a reroute of
+ * theirs that fails leaves its images to the work item.
  */
 void bpf_tramp_multi_mutex_unlock(void)
 {
