@@ -79,9 +79,9 @@
  * makes and its modes (a detach, frees deferred, direct_mutex held). Each
  * round (multi_reroute_once()) plans where every function goes, allocates
  * all the change needs, publishes it to ftrace, then commits it or, on
- * error, abandons it. The one pointer to it outside its call chain,
- * multi_inflight, is for the ops_func callbacks ftrace makes while it
- * publishes the change.
+ * error, abandons it. ftrace's ops_func callbacks, which it causes while
+ * it publishes the change, find it through the shared images it touches
+ * (bpf_tramp_shared.reroute).
  */
 #include <linux/bpf.h>
 #include <linux/debugfs.h>
@@ -113,6 +113,7 @@ struct bpf_tramp_shared {
 	u64 id;
 	/* While a reroute plans it: on multi_reroute.touched. */
 	struct list_head touched_node;
+	struct multi_reroute *reroute;	/* that reroute, NULL if none */
 	bool touched;
 	bool fresh;			/* created by that reroute */
 	u32 nr_join, nr_leave;		/* functions joining, leaving */
@@ -128,6 +129,7 @@ struct multi_plan {
 	struct ftrace_ops *own_ops;	/* and the ops calling that, or */
 	bool own_modify;		/* tr->fops, pointed at own_im in place */
 	bool own_live;			/* tr->fops points at own_im */
+	bool ipmodify;			/* planned for an IPMODIFY user */
 	u32 own_flags;
 };
 
@@ -179,9 +181,7 @@ struct multi_reroute {
 	struct multi_image_puts puts;
 	struct multi_put_batch *batch;
 	bool published;			/* a CPU may enter its new images */
-	/* while published: the function whose tr->fops multi_reroute_modify() moves */
-	struct bpf_trampoline *modifying;
-	/* functions SHARE_IPMODIFY_SELF flagged in this round */
+	/* functions SHARE_IPMODIFY_SELF flagged in this round (published) */
 	u32 flagged;
 	/*
 	 * It failed once published, outside an ops_func callback: its
@@ -202,14 +202,6 @@ static DEFINE_HASHTABLE(tramp_shared_hash, 10);
 static u64 tramp_shared_id;
 /* Functions with multi links and their own image, for debugfs. */
 static LIST_HEAD(tramp_own_list);
-
-/*
- * The reroute publishing its change, for the ops_func callbacks ftrace
- * makes meanwhile in the same task (shared_ops_func()'s SELF,
- * bpf_tramp_multi_share_self(), bpf_tramp_multi_modifying()); NULL
- * otherwise.
- */
-static struct multi_reroute *multi_inflight;
 
 /*
  * Functions whose image jumps over a detached link's programs, each holding
@@ -342,6 +334,7 @@ static void multi_reroute_touch(struct multi_reroute *r, struct bpf_tramp_shared
 		return;
 	if (!s->touched) {
 		s->touched = true;
+		s->reroute = r;
 		list_add_tail(&s->touched_node, &r->touched);
 		r->nr_touched++;
 	}
@@ -433,7 +426,8 @@ out_free:
  *      with an IPMODIFY user
  *
  * Return: 0 if @tr's image was built for that (ORIG_STACK); else -EAGAIN,
- * and @tr is flagged, so that the reroute is planned again.
+ * and @tr is flagged, so that the reroute is planned again
+ * (multi_reroute_flagged()).
  */
 int bpf_tramp_multi_share_self(struct bpf_trampoline *tr)
 {
@@ -441,9 +435,6 @@ int bpf_tramp_multi_share_self(struct bpf_trampoline *tr)
 	if (multi_tr_ipmodify(tr))
 		return 0;
 	tr->flags |= BPF_TRAMP_F_SHARE_IPMODIFY;
-	/* ftrace asks while a reroute publishes its change */
-	if (multi_inflight)
-		multi_inflight->flagged++;
 	return -EAGAIN;
 }
 
@@ -454,18 +445,15 @@ int bpf_tramp_multi_share_self(struct bpf_trampoline *tr)
  * Asked by the ordinary path, which holds tr->mutex of a function that is
  * not multi-managed: that function is never in a reroute meanwhile, so
  * the answer is false then, as it should be. A multi-managed function's
- * tr->fops changes only in a reroute, under tramp_multi_mutex: ftrace
- * asks about it in the reroute's task.
+ * tr->fops changes only in a reroute (multi_reroute_modify()), under
+ * tramp_multi_mutex: ftrace asks about it in the reroute's task.
  *
  * Context: tr->mutex or tramp_multi_mutex held.
- * Return: true while multi_reroute_modify() changes @tr's ops.
+ * Return: whether @tr is multi-managed: then only a reroute changes its ops.
  */
 bool bpf_tramp_multi_modifying(const struct bpf_trampoline *tr)
 {
-	if (!bpf_tramp_multi_managed(tr))
-		return false;
-	lockdep_assert_held(&tramp_multi_mutex);
-	return multi_inflight && multi_inflight->modifying == tr;
+	return bpf_tramp_multi_managed(tr);
 }
 
 bool bpf_tramp_multi_trylock(void)
@@ -473,10 +461,10 @@ bool bpf_tramp_multi_trylock(void)
 	return mutex_trylock(&tramp_multi_mutex);
 }
 
-/* The function at @ip of the reroute in flight, if any. */
-static struct bpf_trampoline *multi_reroute_find_tr(unsigned long ip)
+/* The function at @ip of the reroute @r, if any. */
+static struct bpf_trampoline *multi_reroute_find_tr(const struct multi_reroute *r,
+						    unsigned long ip)
 {
-	struct multi_reroute *r = multi_inflight;
 	u32 i;
 
 	for (i = 0; r && i < r->nr; i++)
@@ -504,13 +492,14 @@ static struct bpf_trampoline *tramp_shared_find_func(struct bpf_tramp_shared *s,
  */
 static int shared_ops_func(struct ftrace_ops *ops, unsigned long ip, enum ftrace_ops_cmd cmd)
 {
+	struct bpf_tramp_shared *s = ops->private;
 	struct bpf_trampoline *tr;
 	int err;
 
 	switch (cmd) {
 	case FTRACE_OPS_CMD_ENABLE_SHARE_IPMODIFY_SELF:
-		/* registered by multi_reroute(), which holds the mutex */
-		tr = multi_reroute_find_tr(ip);
+		/* registered by the reroute touching it, which holds the mutex */
+		tr = multi_reroute_find_tr(s->reroute, ip);
 		return tr ? bpf_tramp_multi_share_self(tr) : -EBUSY;
 	case FTRACE_OPS_CMD_ENABLE_SHARE_IPMODIFY_PEER:
 		/* direct_mutex held: see bpf_tramp_ftrace_ops_func() */
@@ -519,7 +508,7 @@ static int shared_ops_func(struct ftrace_ops *ops, unsigned long ip, enum ftrace
 			return -EAGAIN;
 		}
 		err = -ENOENT;
-		tr = tramp_shared_find_func(ops->private, ip);
+		tr = tramp_shared_find_func(s, ip);
 		if (tr && !mutex_trylock(&tr->mutex)) {
 			err = -EAGAIN;
 			tr = NULL;
@@ -660,6 +649,7 @@ static int multi_plan_one(struct multi_reroute *r, struct multi_plan *p)
 		else
 			tr->flags &= ~BPF_TRAMP_F_SHARE_IPMODIFY;
 	}
+	p->ipmodify = multi_tr_ipmodify(tr);
 	n = multi_tr_links(tr, links);
 	if (multi_tr_ordinary_cnt(tr) || (n && multi_tr_ipmodify(tr)))
 		return multi_plan_own(r, p);
@@ -743,6 +733,7 @@ static void tramp_shared_plan_clear(struct bpf_tramp_shared *s)
 	s->nr_join = 0;
 	s->nr_leave = 0;
 	s->touched = false;
+	s->reroute = NULL;
 }
 
 /* The batches multi_put_work puts (lockless). */
@@ -882,12 +873,10 @@ static int multi_reroute_modify(struct multi_reroute *r, bool undo)
 		if (!p->own_modify || p->own_live != undo)
 			continue;
 		addr = undo ? p->tr->cur_image->image : p->own_im->image;
-		r->modifying = p->tr;
 		if (r->lock_direct_mutex)
 			err = modify_ftrace_direct(p->tr->fops, (unsigned long)addr);
 		else
 			err = modify_ftrace_direct_nolock(p->tr->fops, (unsigned long)addr);
-		r->modifying = NULL;
 		if (err)
 			return err;
 		p->own_live = !undo;
@@ -1027,6 +1016,24 @@ static void multi_reroute_fill_change(struct multi_reroute *r)
 }
 
 /*
+ * The functions of @r that ftrace found sharing their function with an
+ * IPMODIFY user while @r published its change, though they were not
+ * planned for one: bpf_tramp_multi_share_self() flagged them, and @r
+ * plans again. ftrace asks in the task that publishes, about ops that
+ * only @r registers or changes: a function's own ops (its trampoline's
+ * ops_func) and a shared image's (shared_ops_func(), through
+ * bpf_tramp_shared.reroute).
+ */
+static u32 multi_reroute_flagged(const struct multi_reroute *r)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < r->nr; i++)
+		n += multi_tr_ipmodify(r->plans[i].tr) && !r->plans[i].ipmodify;
+	return n;
+}
+
+/*
  * Publish: switch the functions of @r to their new routes, own_modify ones
  * first, then all others in one ftrace_direct_replace(). From here a CPU
  * may enter the new images, even if this fails; on error the functions
@@ -1036,9 +1043,11 @@ static int multi_reroute_publish(struct multi_reroute *r)
 {
 	int err;
 
-	/* ftrace may ask SHARE_IPMODIFY_SELF of these functions from here */
-	multi_inflight = r;
-	/* from here a CPU may enter the new images, even if this fails */
+	/*
+	 * From here a CPU may enter the new images, even if this fails; and
+	 * ftrace may ask SHARE_IPMODIFY_SELF of these functions (see
+	 * multi_reroute_flagged()).
+	 */
 	r->published = true;
 	err = multi_reroute_modify(r, false);
 	if (!err && r->lock_direct_mutex)
@@ -1048,7 +1057,6 @@ static int multi_reroute_publish(struct multi_reroute *r)
 	/* modify_ftrace_direct() back to images that are still there */
 	if (err)
 		WARN_ON_ONCE(multi_reroute_modify(r, true));
-	multi_inflight = NULL;
 	if (err)
 		multi_reroute_skip_published(r);
 	return err;
@@ -1174,6 +1182,8 @@ static int multi_reroute_once(struct multi_reroute *r)
 	if (!err) {
 		multi_reroute_fill_change(r);
 		err = multi_reroute_publish(r);
+		if (err == -EAGAIN)
+			r->flagged = multi_reroute_flagged(r);
 	}
 	if (!err)
 		multi_reroute_commit(r);
