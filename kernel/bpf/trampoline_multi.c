@@ -114,7 +114,6 @@ struct bpf_tramp_shared {
 	/* While a reroute plans it: on multi_reroute.touched. */
 	struct list_head touched_node;
 	struct multi_reroute *reroute;	/* that reroute, NULL if none */
-	bool touched;
 	bool fresh;			/* created by that reroute */
 	u32 nr_join, nr_leave;		/* functions joining, leaving */
 	unsigned long *ips;		/* their ftrace locations, joining first */
@@ -202,6 +201,15 @@ static DEFINE_HASHTABLE(tramp_shared_hash, 10);
 static u64 tramp_shared_id;
 /* Functions with multi links and their own image, for debugfs. */
 static LIST_HEAD(tramp_own_list);
+
+/*
+ * Set by bpf_tramp_multi_update() when its reroute was abandoned, for the
+ * same holder's bpf_tramp_multi_unlock(): the ordinary path passes no
+ * context between the two. Not multi_deferred_puts being non-empty: a
+ * detach that released the mutex may take this holder's images from it,
+ * and this holder must still wait for them.
+ */
+static bool tramp_multi_unlock_waits;
 
 /*
  * Functions whose image jumps over a detached link's programs, each holding
@@ -332,8 +340,7 @@ static void multi_reroute_touch(struct multi_reroute *r, struct bpf_tramp_shared
 {
 	if (!s)
 		return;
-	if (!s->touched) {
-		s->touched = true;
+	if (!s->reroute) {
 		s->reroute = r;
 		list_add_tail(&s->touched_node, &r->touched);
 		r->nr_touched++;
@@ -439,7 +446,7 @@ int bpf_tramp_multi_share_self(struct bpf_trampoline *tr)
 }
 
 /**
- * bpf_tramp_multi_modifying - is trampoline_multi.c modifying tr->fops?
+ * bpf_tramp_multi_modifying - is tr->fops trampoline_multi.c's to change?
  * @tr: a function's trampoline, whose tr->fops ftrace asks about
  *
  * Asked by the ordinary path, which holds tr->mutex of a function that is
@@ -520,7 +527,7 @@ static int shared_ops_func(struct ftrace_ops *ops, unsigned long ip, enum ftrace
 				tr->flags &= ~BPF_TRAMP_F_SHARE_IPMODIFY;
 			mutex_unlock(&tr->mutex);
 		}
-		bpf_tramp_multi_mutex_unlock();
+		bpf_tramp_multi_unlock();
 		if (err == -EAGAIN)
 			usleep_range(1000, 2000);
 		return err;
@@ -732,7 +739,6 @@ static void tramp_shared_plan_clear(struct bpf_tramp_shared *s)
 	s->ips = NULL;
 	s->nr_join = 0;
 	s->nr_leave = 0;
-	s->touched = false;
 	s->reroute = NULL;
 }
 
@@ -1258,10 +1264,14 @@ static int multi_link_reroute(struct bpf_tracing_multi_link *link, struct multi_
 int bpf_tramp_multi_update(struct bpf_trampoline *tr, bool lock_direct_mutex)
 {
 	struct multi_reroute r = { .lock_direct_mutex = lock_direct_mutex };
+	int err;
 
 	lockdep_assert_held(&tramp_multi_mutex);
 	lockdep_assert_held(&tr->mutex);
-	return multi_reroute_tr(&r, tr);
+	err = multi_reroute_tr(&r, tr);
+	if (r.abandoned)
+		tramp_multi_unlock_waits = true;
+	return err;
 }
 
 /**
@@ -1278,22 +1288,19 @@ void bpf_tramp_multi_lock(void)
  * bpf_tramp_multi_unlock - release tramp_multi_mutex after an update
  *
  * If a reroute of this holder failed once a CPU could enter its images
- * (multi_reroute_skip_published()), they wait in multi_deferred_puts
- * (multi_reroute_abandon()): wait as ftrace_shutdown() would have, now
- * that the mutex is free, so that a failed attach frees its program once
- * this returns. The wait puts the images too. Images there may also be a
- * detach's that released the mutex and has yet to wait: this wait covers
- * them as well, one more than 6.12 makes, and only beside multi links.
- * An ops_func callback, whose images a work item puts, unlocks with
- * bpf_tramp_multi_mutex_unlock().
+ * (multi_reroute_skip_published(); outside IPMODIFY callbacks, see
+ * multi_reroute_abandon()), wait as ftrace_shutdown() would have, now
+ * that the mutex is free: a failed attach frees its program once this
+ * returns. The wait puts the images too.
  *
- * Context: tramp_multi_mutex held, direct_mutex not; may sleep.
+ * Context: tramp_multi_mutex held; may sleep.
  */
 void bpf_tramp_multi_unlock(void)
 {
-	bool wait = !llist_empty(&multi_deferred_puts);
+	bool wait = tramp_multi_unlock_waits;
 
 	lockdep_assert_held(&tramp_multi_mutex);
+	tramp_multi_unlock_waits = false;
 	mutex_unlock(&tramp_multi_mutex);
 	if (wait)
 		bpf_tramp_multi_wait();
@@ -1302,10 +1309,8 @@ void bpf_tramp_multi_unlock(void)
 /**
  * bpf_tramp_multi_mutex_unlock - release tramp_multi_mutex, nothing else
  *
- * For a holder that rerouted nothing (it found the function no longer
- * multi-managed, or could not take tr->mutex), and for ftrace's ops_func
- * callbacks: direct_mutex held, they wait for nothing, and a reroute of
- * theirs that fails leaves its images to the work item.
+ * For a holder that rerouted nothing: it found the function no longer
+ * multi-managed, or could not take tr->mutex.
  */
 void bpf_tramp_multi_mutex_unlock(void)
 {
