@@ -37,7 +37,16 @@ struct bpf_tramp_multi {
 };
 
 #ifdef CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
+void bpf_tramp_multi_lock(void);
+bool bpf_tramp_multi_trylock(void);
+void bpf_tramp_multi_unlock(struct bpf_trampoline *tr);
 void bpf_tramp_multi_mutex_unlock(void);
+int bpf_tramp_multi_get_links(const struct bpf_trampoline *tr, struct bpf_tramp_links *tlinks);
+int bpf_tramp_multi_update(struct bpf_trampoline *tr, bool lock_direct_mutex);
+int bpf_tramp_multi_unlink(struct bpf_trampoline *tr, struct bpf_tramp_link *link);
+void bpf_tramp_multi_wait(void);
+int bpf_tramp_multi_share_self(struct bpf_trampoline *tr);
+void bpf_tramp_ftrace_ops_init(struct ftrace_ops *ops, struct bpf_trampoline *tr);
 
 /*
  * Is trampoline_multi.c in charge of @tr? While it has multi links (or a
@@ -51,7 +60,44 @@ static inline bool bpf_tramp_multi_managed(const struct bpf_trampoline *tr)
 	       (tr->multi && (!list_empty(&tr->multi->stale_node) || tr->multi->shared));
 }
 #else
+static inline void bpf_tramp_multi_lock(void) {}
+
+static inline bool bpf_tramp_multi_trylock(void)
+{
+	return true;
+}
+
+static inline void bpf_tramp_multi_unlock(struct bpf_trampoline *tr)
+{
+	mutex_unlock(&tr->mutex);
+}
+
 static inline void bpf_tramp_multi_mutex_unlock(void) {}
+
+static inline int bpf_tramp_multi_get_links(const struct bpf_trampoline *tr,
+					    struct bpf_tramp_links *tlinks)
+{
+	return 0;
+}
+
+static inline int bpf_tramp_multi_update(struct bpf_trampoline *tr,
+					 bool lock_direct_mutex)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int bpf_tramp_multi_unlink(struct bpf_trampoline *tr,
+					 struct bpf_tramp_link *link)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline void bpf_tramp_multi_wait(void) {}
+
+static inline int bpf_tramp_multi_share_self(struct bpf_trampoline *tr)
+{
+	return -EOPNOTSUPP;
+}
 
 static inline bool bpf_tramp_multi_managed(const struct bpf_trampoline *tr)
 {

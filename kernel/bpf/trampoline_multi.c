@@ -203,15 +203,6 @@ static u64 tramp_shared_id;
 static LIST_HEAD(tramp_own_list);
 
 /*
- * Set by bpf_tramp_multi_update() when its reroute was abandoned, for the
- * same holder's bpf_tramp_multi_unlock(): the ordinary path passes no
- * context between the two. Not multi_deferred_puts being non-empty: a
- * detach that released the mutex may take this holder's images from it,
- * and this holder must still wait for them.
- */
-static bool tramp_multi_unlock_waits;
-
-/*
  * Functions whose image jumps over a detached link's programs, each holding
  * a reference to its trampoline (multi_link_skip(), multi_tidy()), and
  * their number.
@@ -445,24 +436,6 @@ int bpf_tramp_multi_share_self(struct bpf_trampoline *tr)
 	return -EAGAIN;
 }
 
-/**
- * bpf_tramp_multi_modifying - is tr->fops trampoline_multi.c's to change?
- * @tr: a function's trampoline, whose tr->fops ftrace asks about
- *
- * Asked by the ordinary path, which holds tr->mutex of a function that is
- * not multi-managed: that function is never in a reroute meanwhile, so
- * the answer is false then, as it should be. A multi-managed function's
- * tr->fops changes only in a reroute (multi_reroute_modify()), under
- * tramp_multi_mutex: ftrace asks about it in the reroute's task.
- *
- * Context: tr->mutex or tramp_multi_mutex held.
- * Return: whether @tr is multi-managed: then only a reroute changes its ops.
- */
-bool bpf_tramp_multi_modifying(const struct bpf_trampoline *tr)
-{
-	return bpf_tramp_multi_managed(tr);
-}
-
 bool bpf_tramp_multi_trylock(void)
 {
 	return mutex_trylock(&tramp_multi_mutex);
@@ -527,7 +500,8 @@ static int shared_ops_func(struct ftrace_ops *ops, unsigned long ip, enum ftrace
 				tr->flags &= ~BPF_TRAMP_F_SHARE_IPMODIFY;
 			mutex_unlock(&tr->mutex);
 		}
-		bpf_tramp_multi_unlock();
+		/* nothing to wait for: an IPMODIFY callback's reroute does not */
+		bpf_tramp_multi_mutex_unlock();
 		if (err == -EAGAIN)
 			usleep_range(1000, 2000);
 		return err;
@@ -1257,7 +1231,10 @@ static int multi_link_reroute(struct bpf_tracing_multi_link *link, struct multi_
  * @lock_direct_mutex: false when called with direct_mutex held (ops_func)
  *
  * If the reroute fails once a CPU could enter its images, the holder's
- * bpf_tramp_multi_unlock() waits for them.
+ * bpf_tramp_multi_unlock() waits for them (tr->multi_unlock_waits): the
+ * ordinary path passes nothing else from the update to the unlock. Not
+ * multi_deferred_puts being non-empty: a detach that released the mutex
+ * may take this holder's images from it, and the holder must still wait.
  *
  * Return: 0 or a negative errno; on error the function's route is unchanged.
  */
@@ -1270,14 +1247,16 @@ int bpf_tramp_multi_update(struct bpf_trampoline *tr, bool lock_direct_mutex)
 	lockdep_assert_held(&tr->mutex);
 	err = multi_reroute_tr(&r, tr);
 	if (r.abandoned)
-		tramp_multi_unlock_waits = true;
+		tr->multi_unlock_waits = true;
 	return err;
 }
 
 /**
  * bpf_tramp_multi_lock - take tramp_multi_mutex, for a multi-managed function
  *
- * See bpf_trampoline_lock(). Release it with bpf_tramp_multi_unlock().
+ * See bpf_trampoline_lock(). Release it with bpf_tramp_multi_unlock(), or
+ * with bpf_tramp_multi_mutex_unlock() if no bpf_tramp_multi_update() with
+ * @lock_direct_mutex was made.
  */
 void bpf_tramp_multi_lock(void)
 {
@@ -1285,22 +1264,25 @@ void bpf_tramp_multi_lock(void)
 }
 
 /**
- * bpf_tramp_multi_unlock - release tramp_multi_mutex after an update
+ * bpf_tramp_multi_unlock - release @tr's mutex and tramp_multi_mutex after an update
+ * @tr: the function's trampoline
  *
- * If a reroute of this holder failed once a CPU could enter its images
+ * If an update of @tr failed once a CPU could enter its images
  * (multi_reroute_skip_published(); outside IPMODIFY callbacks, see
  * multi_reroute_abandon()), wait as ftrace_shutdown() would have, now
- * that the mutex is free: a failed attach frees its program once this
+ * that the mutexes are free: a failed attach frees its program once this
  * returns. The wait puts the images too.
  *
- * Context: tramp_multi_mutex held; may sleep.
+ * Context: tramp_multi_mutex and tr->mutex held; may sleep.
  */
-void bpf_tramp_multi_unlock(void)
+void bpf_tramp_multi_unlock(struct bpf_trampoline *tr)
 {
-	bool wait = tramp_multi_unlock_waits;
+	bool wait = tr->multi_unlock_waits;
 
 	lockdep_assert_held(&tramp_multi_mutex);
-	tramp_multi_unlock_waits = false;
+	lockdep_assert_held(&tr->mutex);
+	tr->multi_unlock_waits = false;
+	mutex_unlock(&tr->mutex);
 	mutex_unlock(&tramp_multi_mutex);
 	if (wait)
 		bpf_tramp_multi_wait();
@@ -1309,8 +1291,9 @@ void bpf_tramp_multi_unlock(void)
 /**
  * bpf_tramp_multi_mutex_unlock - release tramp_multi_mutex, nothing else
  *
- * For a holder that rerouted nothing: it found the function no longer
- * multi-managed, or could not take tr->mutex.
+ * For a holder that rerouted nothing (it found the function no longer
+ * multi-managed, or could not take tr->mutex), or only in an IPMODIFY
+ * callback, whose failed reroute leaves nothing to wait for.
  */
 void bpf_tramp_multi_mutex_unlock(void)
 {
