@@ -51,13 +51,16 @@ for t in "${TESTS[@]}"; do
 done
 
 # The BPF programs the tests use: skeletons they include and objects they
-# open by name, and the parts of linked skeletons.
+# open by name (they or the helpers they share), and the parts of linked
+# skeletons.
 declare -A progs=([btf_data]=1)
 linked_deps() {	# the objects a linked skeleton is made of
 	sed -n "s/^$1\.skel\.h-deps := //p" "$SRC/Makefile" | sed 's/\.bpf\.o//g'
 }
-for t in "${TESTS[@]}"; do
-	for p in $(grep -ohE '\b[a-zA-Z0-9_]+\.(skel\.h|lskel\.h|bpf\.o)' "$SRC/prog_tests/$t.c" |
+srcs=("${TESTS[@]/#/prog_tests/}")
+[ -f "$SRC/tracing_multi_helpers.c" ] && srcs+=(tracing_multi_helpers)
+for t in "${srcs[@]}"; do
+	for p in $(grep -ohE '\b[a-zA-Z0-9_]+\.(skel\.h|lskel\.h|bpf\.o)' "$SRC/$t.c" |
 		   sed -E 's/\.(skel\.h|lskel\.h|bpf\.o)$//' | sed 's/_lskel$//' | sort -u); do
 		# a linked skeleton may share its name with one of its parts
 		[ -f "$SRC/progs/$p.c" ] && progs[$p]=1

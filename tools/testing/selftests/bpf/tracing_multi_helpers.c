@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* What the tracing_multi tests share: the functions fentry.multi can take,
  * kallsyms, bpf_testmod's BTF, the pauses and marks of the benchmarks, the
- * bpf_fentry_test1..9 functions, debugfs counters and switches, and fault
- * injection.
+ * bpf_fentry_test1..9 functions, debugfs counters and switches, fault
+ * injection, and the grace periods a test waits for.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +12,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include "prog_tests/tracing_multi_common.h"
+#include "trace_helpers.h"
 
 /**
  * tracing_multi_settle - let the work earlier operations left behind run
@@ -680,4 +681,140 @@ int multi_tidy_hold(bool on)
 	const char *path = "/sys/kernel/debug/bpf_multi_tidy_hold";
 
 	return ASSERT_OK(tracing_multi_write_file(path, on ? "1" : "0"), path) ? 0 : -1;
+}
+
+/* The .bss of progs/tracing_multi_waits.c: its struct counts. */
+struct tracing_multi_waits_bss {
+	__u64 multi_mutex;
+	__u64 direct_mutex;
+	int pid;
+	int waits;
+	int waits_held;
+	int waits_direct;
+};
+
+struct tracing_multi_waits {
+	struct bpf_object *obj;
+	struct bpf_link *links[3];
+	struct tracing_multi_waits_bss *bss;
+};
+
+/* The address of the kernel symbol @name, or 0. */
+static __u64 kallsyms_addr(const char *name)
+{
+	unsigned long long addr;
+
+	return kallsyms_find(name, &addr) ? 0 : addr;
+}
+
+/* Load tracing_multi_waits.bpf.o into @w and attach its programs. */
+static int waits_attach(struct tracing_multi_waits *w)
+{
+	struct bpf_program *tasks, *prog;
+	struct bpf_map *map;
+	size_t size = 0;
+	int i = 0;
+
+	w->obj = bpf_object__open_file("tracing_multi_waits.bpf.o", NULL);
+	if (!ASSERT_OK_PTR(w->obj, "open tracing_multi_waits.bpf.o")) {
+		w->obj = NULL;
+		return -1;
+	}
+	tasks = bpf_object__find_program_by_name(w->obj, "wait_tasks");
+	if (tasks)
+		bpf_program__set_autoload(tasks, kallsyms_addr("synchronize_rcu_tasks") != 0);
+	if (!ASSERT_OK(bpf_object__load(w->obj), "load tracing_multi_waits.bpf.o"))
+		return -1;
+	map = bpf_object__find_map_by_name(w->obj, ".bss");
+	w->bss = map ? bpf_map__initial_value(map, &size) : NULL;
+	if (!ASSERT_OK_PTR(w->bss, "tracing_multi_waits .bss") ||
+	    !ASSERT_EQ(size, sizeof(*w->bss), "tracing_multi_waits .bss size"))
+		return -1;
+	bpf_object__for_each_program(prog, w->obj) {
+		if (!bpf_program__autoload(prog))
+			continue;
+		w->links[i] = bpf_program__attach(prog);
+		if (!ASSERT_OK_PTR(w->links[i], bpf_program__name(prog))) {
+			w->links[i] = NULL;
+			return -1;
+		}
+		i++;
+	}
+	return 0;
+}
+
+/**
+ * tracing_multi_waits_start - count the grace periods this process waits for
+ *
+ * From now on: synchronize_rcu(), synchronize_rcu_tasks_rude() and
+ * synchronize_rcu_tasks() called by this process, and of them those with
+ * tramp_multi_mutex or ftrace's direct_mutex held. Without the mutex in
+ * kallsyms (CONFIG_KALLSYMS_ALL), nothing is counted.
+ *
+ * Return: the counter, or NULL (a failed assertion).
+ */
+struct tracing_multi_waits *tracing_multi_waits_start(void)
+{
+	struct tracing_multi_waits *w = calloc(1, sizeof(*w));
+
+	if (!ASSERT_OK_PTR(w, "calloc"))
+		return NULL;
+	if (waits_attach(w)) {
+		tracing_multi_waits_end(w);
+		return NULL;
+	}
+	w->bss->pid = getpid();
+	w->bss->direct_mutex = kallsyms_addr("direct_mutex");
+	/* counting starts with it */
+	w->bss->multi_mutex = kallsyms_addr("tramp_multi_mutex");
+	if (!w->bss->multi_mutex)
+		printf("%s: no tramp_multi_mutex in kallsyms: waits not counted\n", __func__);
+	return w;
+}
+
+/**
+ * tracing_multi_waits_read - what @w has counted so far
+ * @w: from tracing_multi_waits_start(), or NULL
+ * @waits: the grace periods this process waited for since the start
+ * @held: how many of them with tramp_multi_mutex held
+ *
+ * Return: 0, or -ENOENT if nothing is counted (no tramp_multi_mutex in
+ * kallsyms, or no @w).
+ */
+int tracing_multi_waits_read(struct tracing_multi_waits *w, int *waits, int *held)
+{
+	if (!w || !w->bss->multi_mutex)
+		return -ENOENT;
+	*waits = w->bss->waits;
+	*held = w->bss->waits_held;
+	return 0;
+}
+
+/**
+ * tracing_multi_waits_direct - of @w's grace periods, those under direct_mutex
+ * @w: from tracing_multi_waits_start(), or NULL
+ *
+ * ftrace's direct_mutex, which every direct ops' registration takes, and
+ * which ftrace holds around the IPMODIFY callbacks (ops_func).
+ *
+ * Return: the count, or -ENOENT if it is not counted.
+ */
+int tracing_multi_waits_direct(struct tracing_multi_waits *w)
+{
+	if (!w || !w->bss->multi_mutex || !w->bss->direct_mutex)
+		return -ENOENT;
+	return w->bss->waits_direct;
+}
+
+/* Stop counting and free @w (NULL: nothing). */
+void tracing_multi_waits_end(struct tracing_multi_waits *w)
+{
+	int i;
+
+	if (!w)
+		return;
+	for (i = 0; i < ARRAY_SIZE(w->links); i++)
+		bpf_link__destroy(w->links[i]);
+	bpf_object__close(w->obj);
+	free(w);
 }

@@ -47,4 +47,11 @@ long tramp_images_dying(void);
 long tramp_images_wait_freed(int ms);
 int multi_tidy_hold(bool on);
 
+/* The grace periods this process waits for, and those with the mutexes held */
+struct tracing_multi_waits;
+struct tracing_multi_waits *tracing_multi_waits_start(void);
+int tracing_multi_waits_read(struct tracing_multi_waits *w, int *waits, int *held);
+int tracing_multi_waits_direct(struct tracing_multi_waits *w);
+void tracing_multi_waits_end(struct tracing_multi_waits *w);
+
 #endif

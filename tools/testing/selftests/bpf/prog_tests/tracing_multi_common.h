@@ -23,11 +23,5 @@ void tracing_multi_run_subtests(void);
 void tracing_multi_test_livepatch(void);
 /* if set, called where the live-patched function has an own image with fexit programs */
 extern void (*tracing_multi_lp_own_check)(const char *step);
-/* tracing_multi_fault.c: grace periods this process waits for (and with tramp_multi_mutex) */
-struct tracing_multi_waits;
-struct tracing_multi_waits *tracing_multi_waits_start(void);
-int tracing_multi_waits_read(struct tracing_multi_waits *w, int *waits, int *held);
-int tracing_multi_waits_direct(struct tracing_multi_waits *w);
-void tracing_multi_waits_end(struct tracing_multi_waits *w);
 
 #endif

@@ -15,8 +15,8 @@
  * - Every detach completes: the program no longer runs, the others still
  *   do, and once the kernel has tidied up, its trampolines are those of
  *   before.
- * - The same for the detach of an ordinary program on a function that
- *   has multi links.
+ * - The same, failed attach and completed detach, for an ordinary
+ *   program on a function that has multi links.
  * - A detach in which every allocation fails completes too; the images it
  *   leaves are tidied up later, and the trampolines return to those of
  *   before.
@@ -217,54 +217,6 @@ static bool calls_counted(struct tracing_multi_fault *skel, __u64 *hits, __u64 w
 	return true;
 }
 
-/* The address of the kernel symbol @name, or 0. */
-static __u64 kallsyms_addr(const char *name)
-{
-	unsigned long long addr;
-
-	return kallsyms_find(name, &addr) ? 0 : addr;
-}
-
-/*
- * Count the grace periods this process waits for, and those with
- * tramp_multi_mutex held (the programs fi_wait_*), from now on. Without
- * the mutex in kallsyms (CONFIG_KALLSYMS_ALL), nothing is counted.
- */
-static int waits_count(struct tracing_multi_fault *skel, struct bpf_link **links)
-{
-	bool tasks = bpf_program__autoload(skel->progs.fi_wait_tasks);
-
-	skel->bss->multi_mutex = kallsyms_addr("tramp_multi_mutex");
-	skel->bss->direct_mutex = kallsyms_addr("direct_mutex");
-	if (!skel->bss->multi_mutex) {
-		printf("%s: no tramp_multi_mutex in kallsyms: waits not counted\n", __func__);
-		return 0;
-	}
-	links[0] = bpf_program__attach(skel->progs.fi_wait_rcu);
-	links[1] = bpf_program__attach(skel->progs.fi_wait_rude);
-	if (tasks)
-		links[2] = bpf_program__attach(skel->progs.fi_wait_tasks);
-	if (!ASSERT_OK_PTR(links[0], "count synchronize_rcu") ||
-	    !ASSERT_OK_PTR(links[1], "count synchronize_rcu_tasks_rude") ||
-	    (tasks && !ASSERT_OK_PTR(links[2], "count synchronize_rcu_tasks")))
-		return -1;
-	skel->bss->waits = 0;
-	skel->bss->waits_held = 0;
-	skel->bss->waits_direct = 0;
-	return 0;
-}
-
-static void waits_count_end(struct tracing_multi_fault *skel, struct bpf_link **links)
-{
-	int i;
-
-	skel->bss->multi_mutex = 0;
-	for (i = 0; i < 3; i++) {
-		bpf_link__destroy(links[i]);
-		links[i] = NULL;
-	}
-}
-
 /* The programs loaded, counting calls from this process only. */
 static struct tracing_multi_fault *fault_skel_load(void)
 {
@@ -273,85 +225,12 @@ static struct tracing_multi_fault *fault_skel_load(void)
 	skel = tracing_multi_fault__open();
 	if (!ASSERT_OK_PTR(skel, "open"))
 		return NULL;
-	/* a function of its own with CONFIG_TASKS_RCU only */
-	bpf_program__set_autoload(skel->progs.fi_wait_tasks,
-				  kallsyms_addr("synchronize_rcu_tasks") != 0);
 	if (!ASSERT_OK(tracing_multi_fault__load(skel), "load")) {
 		tracing_multi_fault__destroy(skel);
 		return NULL;
 	}
 	skel->bss->pid = getpid();
 	return skel;
-}
-
-struct tracing_multi_waits {
-	struct tracing_multi_fault *skel;
-	struct bpf_link *links[3];
-};
-
-/**
- * tracing_multi_waits_start - count the grace periods this process waits for
- *
- * For other tests: waits_count() with a skeleton of its own.
- *
- * Return: the counter, or NULL (a failed assertion).
- */
-struct tracing_multi_waits *tracing_multi_waits_start(void)
-{
-	struct tracing_multi_waits *w = calloc(1, sizeof(*w));
-
-	if (!ASSERT_OK_PTR(w, "calloc"))
-		return NULL;
-	w->skel = fault_skel_load();
-	if (w->skel && !waits_count(w->skel, w->links))
-		return w;
-	tracing_multi_waits_end(w);
-	return NULL;
-}
-
-/**
- * tracing_multi_waits_read - what @w has counted so far
- * @w: from tracing_multi_waits_start(), or NULL
- * @waits: the grace periods this process waited for since the start
- * @held: how many of them with tramp_multi_mutex held
- *
- * Return: 0, or -ENOENT if nothing is counted (no tramp_multi_mutex in
- * kallsyms, or no @w).
- */
-int tracing_multi_waits_read(struct tracing_multi_waits *w, int *waits, int *held)
-{
-	if (!w || !w->skel || !w->skel->bss->multi_mutex)
-		return -ENOENT;
-	*waits = w->skel->bss->waits;
-	*held = w->skel->bss->waits_held;
-	return 0;
-}
-
-/**
- * tracing_multi_waits_direct - of @w's grace periods, those under direct_mutex
- * @w: from tracing_multi_waits_start(), or NULL
- *
- * ftrace's direct_mutex, which every direct ops' registration takes, and
- * which ftrace holds around the IPMODIFY callbacks (ops_func).
- *
- * Return: the count, or -ENOENT if it is not counted.
- */
-int tracing_multi_waits_direct(struct tracing_multi_waits *w)
-{
-	if (!w || !w->skel || !w->skel->bss->multi_mutex || !w->skel->bss->direct_mutex)
-		return -ENOENT;
-	return w->skel->bss->waits_direct;
-}
-
-/* Stop counting and free @w (NULL: nothing). */
-void tracing_multi_waits_end(struct tracing_multi_waits *w)
-{
-	if (!w)
-		return;
-	if (w->skel)
-		waits_count_end(w->skel, w->links);
-	tracing_multi_fault__destroy(w->skel);
-	free(w);
 }
 
 /* The skeleton, the link that stays (@with_keep) and the ordinary program. */
@@ -415,6 +294,18 @@ static int link_fexit_multi(struct tracing_multi_fault *skel, __u32 *ids)
 			       BPF_TRACE_FEXIT_MULTI, &opts);
 }
 
+/* Print what @w counted in @what: none of it with tramp_multi_mutex held. */
+static void waits_check(struct tracing_multi_waits *w, const char *what)
+{
+	int waits, held;
+
+	if (tracing_multi_waits_read(w, &waits, &held))
+		return;
+	printf("%s: %d grace periods waited for, %d with tramp_multi_mutex held\n",
+	       what, waits, held);
+	ASSERT_EQ(held, 0, "grace periods waited for under tramp_multi_mutex");
+}
+
 /*
  * An fexit.multi attach (new images, the kept link moved, the function of
  * the ordinary program rebuilt) with its 1st, 2nd, ... allocation failing.
@@ -426,7 +317,7 @@ static void test_attach(bool first)
 	struct bpf_link *keep = NULL, *plain = NULL;
 	struct tracing_multi_fault *skel;
 	__u32 ids[NR_FUNCS];
-	struct bpf_link *wait_links[3] = {};
+	struct tracing_multi_waits *waits = NULL;
 	char *before, *after;
 	int n, fd, failed = 0;
 	bool fired;
@@ -435,7 +326,8 @@ static void test_attach(bool first)
 	if (!skel)
 		return;
 	before = tramps_snapshot();
-	if (waits_count(skel, wait_links))
+	waits = tracing_multi_waits_start();
+	if (!waits)
 		goto out;
 	for (n = 1; before && n <= FAULT_MAX_NTH; n++) {
 		/* a new trampoline for the ordinary program, without multi state */
@@ -476,12 +368,10 @@ static void test_attach(bool first)
 	ASSERT_LT(n, FAULT_MAX_NTH, "attach completed");
 	printf("attach%s: %d failed (1 allocation each), completed at allocation %d\n",
 	       first ? "_first" : "", failed, n);
-	printf("attach%s: %d grace periods waited for, %d with tramp_multi_mutex held\n",
-	       first ? "_first" : "", skel->bss->waits, skel->bss->waits_held);
 	/* a failed attach waits once it has released the mutex */
-	ASSERT_EQ(skel->bss->waits_held, 0, "grace periods waited for under tramp_multi_mutex");
+	waits_check(waits, first ? "attach_first" : "attach");
 out:
-	waits_count_end(skel, wait_links);
+	tracing_multi_waits_end(waits);
 	fault_finish(skel, keep, plain, before);
 }
 
@@ -491,7 +381,8 @@ out:
  */
 static void test_detach(void)
 {
-	struct bpf_link *keep = NULL, *plain = NULL, *wait_links[3] = {};
+	struct bpf_link *keep = NULL, *plain = NULL;
+	struct tracing_multi_waits *waits = NULL;
 	struct tracing_multi_fault *skel;
 	__u32 ids[NR_FUNCS];
 	int n, fd, faulted = 0;
@@ -502,7 +393,8 @@ static void test_detach(void)
 	if (!skel)
 		return;
 	before = tramps_snapshot();
-	if (waits_count(skel, wait_links))
+	waits = tracing_multi_waits_start();
+	if (!waits)
 		goto out;
 	for (n = 1; before && n <= FAULT_MAX_NTH; n++) {
 		fd = link_fexit_multi(skel, ids);
@@ -523,11 +415,9 @@ static void test_detach(void)
 	ASSERT_GT(faulted, 0, "detaches with a failed allocation");
 	ASSERT_LT(n, FAULT_MAX_NTH, "detach completed without a failure");
 	printf("detach: %d with a failed allocation, completed at allocation %d\n", faulted, n);
-	printf("detach: %d grace periods waited for, %d with tramp_multi_mutex held\n",
-	       skel->bss->waits, skel->bss->waits_held);
-	ASSERT_EQ(skel->bss->waits_held, 0, "grace periods waited for under tramp_multi_mutex");
+	waits_check(waits, "detach");
 out:
-	waits_count_end(skel, wait_links);
+	tracing_multi_waits_end(waits);
 	fault_finish(skel, keep, plain, before);
 }
 
@@ -537,7 +427,8 @@ out:
  */
 static void test_detach_ordinary(void)
 {
-	struct bpf_link *keep = NULL, *plain = NULL, *wait_links[3] = {};
+	struct bpf_link *keep = NULL, *plain = NULL;
+	struct tracing_multi_waits *waits = NULL;
 	struct tracing_multi_fault *skel;
 	__u32 ids[NR_FUNCS];
 	int n, faulted = 0;
@@ -549,7 +440,8 @@ static void test_detach_ordinary(void)
 		return;
 	bpf_link__destroy(plain);
 	before = tramps_snapshot();
-	if (waits_count(skel, wait_links))
+	waits = tracing_multi_waits_start();
+	if (!waits)
 		goto out;
 	for (n = 1; before && n <= FAULT_MAX_NTH; n++) {
 		plain = bpf_program__attach(skel->progs.fi_plain);
@@ -573,11 +465,84 @@ static void test_detach_ordinary(void)
 	ASSERT_LT(n, FAULT_MAX_NTH, "detach completed without a failure");
 	printf("detach_ordinary: %d with a failed allocation, completed at allocation %d\n",
 	       faulted, n);
-	printf("detach_ordinary: %d grace periods waited for, %d with tramp_multi_mutex held\n",
-	       skel->bss->waits, skel->bss->waits_held);
-	ASSERT_EQ(skel->bss->waits_held, 0, "grace periods waited for under tramp_multi_mutex");
+	waits_check(waits, "detach_ordinary");
 out:
-	waits_count_end(skel, wait_links);
+	tracing_multi_waits_end(waits);
+	fault_finish(skel, keep, NULL, before);
+}
+
+/*
+ * An ordinary fentry attach on a function with a multi link, with its
+ * 1st, 2nd, ... allocation failing: it fails with -ENOMEM and changes
+ * nothing, or attaches. Its function is rerouted with the multi link's:
+ * a failure once the new image was live (in ftrace's update) waits for it
+ * after the mutexes, before the program can go, as a failed multi attach
+ * does (bpf_tramp_multi_unlock()).
+ */
+static void test_attach_ordinary(void)
+{
+	struct bpf_link *keep = NULL, *plain = NULL;
+	struct tracing_multi_waits *waits = NULL;
+	int n, fd, failed = 0, waited = 0;
+	struct tracing_multi_fault *skel;
+	int nwaits, nwaits0, held;
+	char *before, *after;
+	__u32 ids[NR_FUNCS];
+	bool fired;
+
+	skel = fault_prepare(ids, &keep, &plain, true);
+	if (!skel)
+		return;
+	bpf_link__destroy(plain);
+	before = tramps_snapshot();
+	waits = tracing_multi_waits_start();
+	if (!waits)
+		goto out;
+	for (n = 1; before && n <= FAULT_MAX_NTH; n++) {
+		/* the last detach's images tidied, as they were */
+		if (!ASSERT_TRUE(tramps_back_to(before), "trampolines as before"))
+			break;
+		tracing_multi_waits_read(waits, &nwaits0, &held);
+		fault_arm(n);
+		fd = bpf_link_create(bpf_program__fd(skel->progs.fi_plain), 0,
+				     BPF_TRACE_FENTRY, NULL);
+		fired = fault_fired();
+		reset_counts(skel);
+		fentry_test_run(skel->progs.fi_plain);
+		if (fd >= 0) {
+			close(fd);
+			if (!ASSERT_EQ(skel->bss->plain_hits, 1, "ordinary program attached") ||
+			    !ASSERT_EQ(skel->bss->keep_hits[2], 1, "multi link still runs") ||
+			    !fired)
+				break;
+			continue;
+		}
+		failed++;
+		if (!tracing_multi_waits_read(waits, &nwaits, &held))
+			waited += nwaits > nwaits0;
+		after = tramps_snapshot();
+		if (!ASSERT_EQ(fd, -ENOMEM, "failed attach: errno") ||
+		    !ASSERT_TRUE(fired, "failed attach: a fault was injected") ||
+		    !ASSERT_OK_PTR(after, "failed attach: trampolines") ||
+		    !ASSERT_STREQ(after, before, "failed attach: trampolines unchanged") ||
+		    !ASSERT_EQ(skel->bss->plain_hits, 0, "failed attach: not attached") ||
+		    !ASSERT_EQ(skel->bss->keep_hits[2], 1, "failed attach: multi link runs")) {
+			printf("allocation %d failed\n", n);
+			free(after);
+			break;
+		}
+		free(after);
+	}
+	ASSERT_GT(failed, 0, "attaches failed");
+	ASSERT_LT(n, FAULT_MAX_NTH, "attach completed");
+	printf("attach_ordinary: %d failed, %d of them waited, completed at allocation %d\n",
+	       failed, waited, n);
+	waits_check(waits, "attach_ordinary");
+	/* some failed once the image was live: they waited, without the mutexes */
+	if (!tracing_multi_waits_read(waits, &nwaits, &held))
+		ASSERT_GT(waited, 0, "failed attaches that waited for their images");
+out:
+	tracing_multi_waits_end(waits);
 	fault_finish(skel, keep, NULL, before);
 }
 
@@ -591,7 +556,8 @@ static void test_detach_deferred(void)
 	struct bpf_link *keep = NULL, *plain = NULL;
 	struct tracing_multi_fault *skel;
 	char *before, *now = NULL;
-	struct bpf_link *wait_links[3] = {};
+	struct tracing_multi_waits *waits = NULL;
+	int nwaits, held;
 	__u32 ids[NR_FUNCS];
 	int fd;
 
@@ -603,16 +569,19 @@ static void test_detach_deferred(void)
 	if (!before || !ASSERT_GE(fd, 0, "attach") ||
 	    !calls_counted(skel, skel->bss->exit_hits, 1, "attached fexit", 0))
 		goto out;
-	if (waits_count(skel, wait_links) || multi_tidy_hold(true) || fault_all_set(true))
+	waits = tracing_multi_waits_start();
+	if (!waits || multi_tidy_hold(true) || fault_all_set(true))
 		goto out;
 	close(fd);
 	fd = -1;
 	fault_all_set(false);
 	/* the detach waits as ftrace_shutdown() would, with no mutex held */
-	if (skel->bss->multi_mutex)
-		ASSERT_GT(skel->bss->waits, 0, "grace periods the detach waited for");
-	ASSERT_EQ(skel->bss->waits_held, 0, "of them with tramp_multi_mutex held");
-	waits_count_end(skel, wait_links);
+	if (!tracing_multi_waits_read(waits, &nwaits, &held)) {
+		ASSERT_GT(nwaits, 0, "grace periods the detach waited for");
+		ASSERT_EQ(held, 0, "of them with tramp_multi_mutex held");
+	}
+	tracing_multi_waits_end(waits);
+	waits = NULL;
 	ASSERT_TRUE(calls_counted(skel, skel->bss->exit_hits, 0, "detached fexit", 0),
 		    "detached without memory");
 	now = tramps_snapshot();
@@ -624,7 +593,7 @@ static void test_detach_deferred(void)
 		    "calls after the tidy");
 out:
 	multi_tidy_hold(false);
-	waits_count_end(skel, wait_links);
+	tracing_multi_waits_end(waits);
 	if (fd >= 0)
 		close(fd);
 	free(now);
@@ -729,6 +698,8 @@ void serial_test_tracing_multi_fault(void)
 		test_attach(true);
 	if (test__start_subtest("detach"))
 		test_detach();
+	if (test__start_subtest("attach_ordinary"))
+		test_attach_ordinary();
 	if (test__start_subtest("detach_ordinary"))
 		test_detach_ordinary();
 	if (test__start_subtest("detach_deferred"))
