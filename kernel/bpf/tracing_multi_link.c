@@ -215,6 +215,7 @@ static const struct bpf_link_ops bpf_tracing_multi_link_lops = {
 
 struct multi_sym {
 	const char *name;
+	u32 hash;		/* of name: most names a bucket holds differ in it */
 	unsigned long addr;	/* of the first function of that name */
 	unsigned long end;	/* the next symbol's address, 0 if not known */
 	u32 cnt;		/* functions of that name */
@@ -243,13 +244,13 @@ static u32 multi_sym_hash(const char *name)
 	return hashlen_hash(hashlen_string(NULL, name));
 }
 
-/* The index in ms->syms of @name, or U32_MAX. */
-static u32 multi_syms_find(const struct multi_syms *ms, const char *name)
+/* The index in ms->syms of @name, whose multi_sym_hash() is @hash, or U32_MAX. */
+static u32 multi_syms_find(const struct multi_syms *ms, const char *name, u32 hash)
 {
 	struct multi_sym *sym;
 
-	hlist_for_each_entry(sym, &ms->buckets[hash_32(multi_sym_hash(name), ms->bits)], node)
-		if (!strcmp(sym->name, name))
+	hlist_for_each_entry(sym, &ms->buckets[hash_32(hash, ms->bits)], node)
+		if (sym->hash == hash && !strcmp(sym->name, name))
 			return sym - ms->syms;
 	return U32_MAX;
 }
@@ -257,13 +258,13 @@ static u32 multi_syms_find(const struct multi_syms *ms, const char *name)
 /* Add @name to ms->syms unless it is there; its index. */
 static u32 multi_syms_add(struct multi_syms *ms, const char *name)
 {
-	u32 i = multi_syms_find(ms, name);
+	u32 hash = multi_sym_hash(name);
+	u32 i = multi_syms_find(ms, name, hash);
 
 	if (i != U32_MAX)
 		return i;
-	ms->syms[ms->nr] = (struct multi_sym) { .name = name };
-	hlist_add_head(&ms->syms[ms->nr].node,
-		       &ms->buckets[hash_32(multi_sym_hash(name), ms->bits)]);
+	ms->syms[ms->nr] = (struct multi_sym) { .name = name, .hash = hash };
+	hlist_add_head(&ms->syms[ms->nr].node, &ms->buckets[hash_32(hash, ms->bits)]);
 	return ms->nr++;
 }
 
@@ -290,7 +291,7 @@ static int multi_syms_count(void *data, const char *name, unsigned long addr)
 		ms->open->end = addr;
 		ms->open = NULL;
 	}
-	i = multi_syms_find(ms, name);
+	i = multi_syms_find(ms, name, multi_sym_hash(name));
 	if (i == U32_MAX)
 		return 0;
 	sym = &ms->syms[i];
@@ -393,7 +394,7 @@ static unsigned long multi_link_ftrace_loc(struct bpf_tracing_multi_link *link,
 	unsigned long loc;
 
 	/* which of the functions of that name would be traced? */
-	if (!btf_is_module(link->btf) && (!sym || sym->cnt != 1))
+	if (!link->mod && (!sym || sym->cnt != 1))
 		return 0;
 	/* ftrace_location(), without searching kallsyms again */
 	if (sym && sym->end)
@@ -429,7 +430,7 @@ static int multi_link_resolve_one(struct bpf_tracing_multi_link *link, struct bp
 		tgt_info.tgt_addr = (unsigned long)tr->func.addr;
 	else if (ms->syms && ms->of[i] != U32_MAX)
 		sym = &ms->syms[ms->of[i]];
-	else if (!ms->syms && !btf_is_module(link->btf) && multi_sym_one(&one, link->btf, id))
+	else if (!ms->syms && !link->mod && multi_sym_one(&one, link->btf, id))
 		sym = &one;
 	/* the function of that name, not data of the same name */
 	if (sym && sym->cnt == 1)

@@ -134,7 +134,7 @@ struct bpf_tracing_multi_link {
 	struct bpf_tramp_link link;
 	enum bpf_attach_type attach_type;
 	struct btf *btf;
-	struct module *mod;
+	struct module *mod;	/* btf's module, with a reference; NULL: vmlinux */
 	u32 cnt;
 	struct bpf_tracing_multi_func *funcs;	/* sorted by addr */
 	u64 *cookies;		/* funcs[i]'s, if the link was given any */

@@ -171,6 +171,8 @@ struct multi_reroute {
 	bool deferring;
 	/* planning: whether an IPMODIFY ops is registered, -1 until asked */
 	int ipmodify;
+	/* planning: the shared image the last function planned goes to */
+	struct bpf_tramp_shared *last;
 	struct list_head touched;	/* images whose functions change */
 	u32 nr_touched;
 	/* the change: ops to add and delete (backed by ops), to change in place */
@@ -286,7 +288,9 @@ static u32 multi_tr_links(struct bpf_trampoline *tr, struct bpf_tracing_multi_li
 
 	hlist_for_each_entry(f, &tr->multi->links, tr_node)
 		links[n++] = f->link;
-	sort(links, n, sizeof(*links), multi_cmp_ptr, NULL);
+	/* no call for one: sort() may be a function the detaching link traces */
+	if (n > 1)
+		sort(links, n, sizeof(*links), multi_cmp_ptr, NULL);
 	return n;
 }
 
@@ -326,6 +330,21 @@ static struct bpf_tramp_image *multi_image_errno(struct bpf_tramp_image *im)
 	return PTR_ERR_OR_ZERO(im) == -ENOTSUPP ? ERR_PTR(-EOPNOTSUPP) : im;
 }
 
+/*
+ * cond_resched() in a loop over a reroute's functions, once per
+ * MULTI_RESCHED_BATCH of them: a reroute plans a detaching link's
+ * functions, and commits an attaching link's, while the link runs on them,
+ * and a link on every function traces cond_resched() too: each call would
+ * run its programs.
+ */
+#define MULTI_RESCHED_BATCH	64
+
+static void multi_reroute_resched(u32 i)
+{
+	if (!(i % MULTI_RESCHED_BATCH))
+		cond_resched();
+}
+
 /* @s gains (@delta > 0) or loses (< 0) a function in the change @r plans. */
 static void multi_reroute_touch(struct multi_reroute *r, struct bpf_tramp_shared *s, int delta)
 {
@@ -348,6 +367,14 @@ static u32 tramp_shared_key(const struct btf_func_model *sm, u8 ret_off,
 	return jhash(links, n * sizeof(*links), jhash(sm, sizeof(*sm), ret_off));
 }
 
+/* Whether the functions of class @sm running @links go to @s. */
+static bool tramp_shared_match(const struct bpf_tramp_shared *s, const struct btf_func_model *sm,
+			       u8 ret_off, struct bpf_tracing_multi_link **links, u32 n)
+{
+	return !memcmp(&s->model, sm, sizeof(*sm)) && s->ret_off == ret_off && !s->dead &&
+	       s->nr_links == n && !memcmp(s->links, links, n * sizeof(*links));
+}
+
 static struct bpf_tramp_shared *
 tramp_shared_find(const struct btf_func_model *sm, u8 ret_off,
 		  struct bpf_tracing_multi_link **links, u32 n)
@@ -356,8 +383,7 @@ tramp_shared_find(const struct btf_func_model *sm, u8 ret_off,
 	struct bpf_tramp_shared *s;
 
 	hash_for_each_possible(tramp_shared_hash, s, hnode, key) {
-		if (!memcmp(&s->model, sm, sizeof(*sm)) && s->ret_off == ret_off && !s->dead &&
-		    s->nr_links == n && !memcmp(s->links, links, n * sizeof(*links)))
+		if (tramp_shared_match(s, sm, ret_off, links, n))
 			return s;
 	}
 	return NULL;
@@ -638,13 +664,17 @@ static int multi_plan_one(struct multi_reroute *r, struct multi_plan *p)
 		return 0;
 	ret_off = multi_tr_ret_off(tr);
 	tramp_shared_model(&tr->func.model, &sm);
-	s = tramp_shared_find(&sm, ret_off, links, n);
+	/* the functions of a link mostly go where the one before went */
+	s = r->last;
+	if (!s || !tramp_shared_match(s, &sm, ret_off, links, n))
+		s = tramp_shared_find(&sm, ret_off, links, n);
 	if (!s) {
 		s = tramp_shared_create(r, &sm, ret_off, links, n);
 		if (IS_ERR(s))
 			return PTR_ERR(s);
 	}
 	p->next = s;
+	r->last = s;
 	return 0;
 }
 
@@ -910,7 +940,7 @@ static int multi_reroute_plan(struct multi_reroute *r)
 
 	for (i = 0; i < r->nr && !err; i++) {
 		err = multi_plan_one(r, &r->plans[i]);
-		cond_resched();
+		multi_reroute_resched(i);
 	}
 	if (err)
 		return err;
@@ -1050,7 +1080,7 @@ static void multi_reroute_commit(struct multi_reroute *r)
 
 	for (i = 0; i < r->nr; i++) {
 		multi_plan_commit(&r->plans[i], &r->puts);
-		cond_resched();
+		multi_reroute_resched(i);
 	}
 	list_for_each_entry_safe(s, tmp, &r->touched, touched_node) {
 		list_del(&s->touched_node);
@@ -1149,6 +1179,7 @@ static int multi_reroute_once(struct multi_reroute *r)
 	INIT_LIST_HEAD(&r->touched);
 	r->nr_touched = 0;
 	r->ipmodify = -1;
+	r->last = NULL;
 	memset(&r->change, 0, sizeof(r->change));
 	r->ops = NULL;
 	memset(&r->puts, 0, sizeof(r->puts));
