@@ -55,14 +55,17 @@ for path in logs:
                 continue
             m = re.match(r"BENCH tracing_multi_attach phases: attach ([\d.]+) ms \(resolve ([\d.]+), "
                          r"route ([\d.]+), ftrace ([\d.]+)\); detach ([\d.]+) ms \(route ([\d.]+), "
-                         r"ftrace ([\d.]+)\)", line)
+                         r"ftrace ([\d.]+), wait ([\d.]+)\)", line)
             if m:
                 put_groups(d, m, ("by phase: attach (ms)", "  resolve (ms)", "  route (ms)",
                                   "  ftrace update (ms)", "by phase: detach (ms)",
-                                  "  detach route (ms)", "  detach ftrace update (ms)"))
+                                  "  detach route (ms)", "  detach ftrace update (ms)",
+                                  "  detach wait for a grace period (ms)"))
                 if float(m.group(4)) and float(m.group(7)):
                     put(d, "  attach/its ftrace update", float(m.group(1)) / float(m.group(4)))
                     put(d, "  detach/its ftrace update", float(m.group(5)) / float(m.group(7)))
+                    put(d, "  detach less the wait/its ftrace update",
+                        (float(m.group(5)) - float(m.group(8))) / float(m.group(7)))
                 continue
             m = re.match(r"BENCH ordinary_attach: fentry attach ([\d.]+) ms detach ([\d.]+) ms; "
                          r"with (\d+) fentry.multi links elsewhere attach ([\d.]+) ms "

@@ -215,7 +215,7 @@ static const struct bpf_link_ops bpf_tracing_multi_link_lops = {
 
 struct multi_sym {
 	const char *name;
-	u32 hash;		/* of name: most names a bucket holds differ in it */
+	u32 hash;		/* of name, compared first: a bucket's other names stay unread */
 	unsigned long addr;	/* of the first function of that name */
 	unsigned long end;	/* the next symbol's address, 0 if not known */
 	u32 cnt;		/* functions of that name */

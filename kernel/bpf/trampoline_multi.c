@@ -171,8 +171,6 @@ struct multi_reroute {
 	bool deferring;
 	/* planning: whether an IPMODIFY ops is registered, -1 until asked */
 	int ipmodify;
-	/* planning: the shared image the last function planned goes to */
-	struct bpf_tramp_shared *last;
 	struct list_head touched;	/* images whose functions change */
 	u32 nr_touched;
 	/* the change: ops to add and delete (backed by ops), to change in place */
@@ -288,9 +286,7 @@ static u32 multi_tr_links(struct bpf_trampoline *tr, struct bpf_tracing_multi_li
 
 	hlist_for_each_entry(f, &tr->multi->links, tr_node)
 		links[n++] = f->link;
-	/* no call for one: sort() may be a function the detaching link traces */
-	if (n > 1)
-		sort(links, n, sizeof(*links), multi_cmp_ptr, NULL);
+	sort(links, n, sizeof(*links), multi_cmp_ptr, NULL);
 	return n;
 }
 
@@ -331,11 +327,11 @@ static struct bpf_tramp_image *multi_image_errno(struct bpf_tramp_image *im)
 }
 
 /*
- * cond_resched() in a loop over a reroute's functions, once per
- * MULTI_RESCHED_BATCH of them: a reroute plans a detaching link's
- * functions, and commits an attaching link's, while the link runs on them,
- * and a link on every function traces cond_resched() too: each call would
- * run its programs.
+ * The loops over a reroute's functions call cond_resched() once per
+ * MULTI_RESCHED_BATCH functions, and after each image JITed (planning):
+ * a detaching link's functions are planned, and an attaching link's
+ * committed, while the link traces them, __cond_resched() too if it takes
+ * every function, and each call would run its programs.
  */
 #define MULTI_RESCHED_BATCH	64
 
@@ -425,6 +421,7 @@ tramp_shared_create(struct multi_reroute *r, const struct btf_func_model *sm, u8
 	s->im = multi_image_errno(bpf_tramp_image_build(&s->model, func_addr,
 							s->id | (1ULL << 63), tlinks, flags,
 							r->detaching));
+	cond_resched();
 	if (IS_ERR(s->im)) {
 		err = PTR_ERR(s->im);
 		goto out_free;
@@ -606,6 +603,7 @@ static int multi_plan_own(struct multi_reroute *r, struct multi_plan *p)
 	im = multi_image_errno(bpf_tramp_image_build(&tr->func.model, tr->func.addr, tr->key,
 						     tlinks, flags, r->detaching));
 	kfree(tlinks);
+	cond_resched();
 	if (IS_ERR(im))
 		return PTR_ERR(im);
 	p->own_flags = flags;
@@ -637,8 +635,11 @@ out_im:
 /*
  * Where @p's function goes once the change @r plans is made. Whether an
  * IPMODIFY ops is registered is asked of ftrace once per round of @r.
+ * @last: by argument count, the shared image the last function of that
+ * count planned so far goes to, or NULL.
  */
-static int multi_plan_one(struct multi_reroute *r, struct multi_plan *p)
+static int multi_plan_one(struct multi_reroute *r, struct multi_plan *p,
+			  struct bpf_tramp_shared **last)
 {
 	struct bpf_tracing_multi_link *links[BPF_MAX_TRAMP_LINKS];
 	struct bpf_trampoline *tr = p->tr;
@@ -664,8 +665,8 @@ static int multi_plan_one(struct multi_reroute *r, struct multi_plan *p)
 		return 0;
 	ret_off = multi_tr_ret_off(tr);
 	tramp_shared_model(&tr->func.model, &sm);
-	/* the functions of a link mostly go where the one before went */
-	s = r->last;
+	/* most go where the last function of as many arguments went */
+	s = last[sm.nr_args];
 	if (!s || !tramp_shared_match(s, &sm, ret_off, links, n))
 		s = tramp_shared_find(&sm, ret_off, links, n);
 	if (!s) {
@@ -674,7 +675,7 @@ static int multi_plan_one(struct multi_reroute *r, struct multi_plan *p)
 			return PTR_ERR(s);
 	}
 	p->next = s;
-	r->last = s;
+	last[sm.nr_args] = s;
 	return 0;
 }
 
@@ -935,11 +936,12 @@ static void multi_reroute_abandon_put(struct multi_put_batch *b, struct bpf_tram
 /* Plan: where each function of @r goes, and which images that touches. */
 static int multi_reroute_plan(struct multi_reroute *r)
 {
+	struct bpf_tramp_shared *last[MAX_BPF_FUNC_ARGS + 1] = {};
 	u32 i;
 	int err = 0;
 
 	for (i = 0; i < r->nr && !err; i++) {
-		err = multi_plan_one(r, &r->plans[i]);
+		err = multi_plan_one(r, &r->plans[i], last);
 		multi_reroute_resched(i);
 	}
 	if (err)
@@ -1179,7 +1181,6 @@ static int multi_reroute_once(struct multi_reroute *r)
 	INIT_LIST_HEAD(&r->touched);
 	r->nr_touched = 0;
 	r->ipmodify = -1;
-	r->last = NULL;
 	memset(&r->change, 0, sizeof(r->change));
 	r->ops = NULL;
 	memset(&r->puts, 0, sizeof(r->puts));

@@ -36,10 +36,12 @@ int bench_kprobe(void *ctx)
 /*
  * Where the attach and the detach of that link spend their time: ns this
  * process spends in the link's attach (resolving and routing its
- * functions), in the routing of the attach and of the detach, and in
- * ftrace's updates within them (a kprobe: ftrace.c is not traceable).
+ * functions), in the routing of the attach and of the detach, in ftrace's
+ * updates within them (a kprobe: ftrace.c is not traceable), and in the
+ * grace periods the detach waits for (bpf_tramp_multi_wait(), which the
+ * compiler may inline: the RCU functions it calls, inside the detach).
  */
-enum { BD_LINK, BD_ATTACH, BD_DETACH, BD_FTRACE, BD_NR };
+enum { BD_LINK, BD_ATTACH, BD_DETACH, BD_FTRACE, BD_WAIT, BD_NR };
 int bd_tgid;
 __u64 bd_start[BD_NR], bd_ns[BD_NR];
 
@@ -57,9 +59,19 @@ static __always_inline int bd_enter(int i)
 
 static __always_inline int bd_exit(int i)
 {
-	if (bd_mine() && bd_start[i])
+	if (bd_mine() && bd_start[i]) {
 		bd_ns[i] += bpf_ktime_get_ns() - bd_start[i];
+		bd_start[i] = 0;
+	}
 	return 0;
+}
+
+/* A grace period's wait, within a detach */
+static __always_inline int bd_wait(bool in)
+{
+	if (!bd_start[BD_DETACH])
+		return 0;
+	return in ? bd_enter(BD_WAIT) : bd_exit(BD_WAIT);
 }
 
 /* Programs at entry and at exit of @fn counting into bd_ns[@i] */
@@ -80,6 +92,31 @@ BD_PAIR(attach, "fentry", "fexit", "bpf_tramp_multi_link_attach", BD_ATTACH)
 BD_PAIR(detach, "fentry", "fexit", "bpf_tramp_multi_link_detach", BD_DETACH)
 BD_PAIR(ftrace, "kprobe", "kretprobe", "ftrace_direct_replace", BD_FTRACE)
 BD_PAIR(ftrace_nolock, "kprobe", "kretprobe", "ftrace_direct_replace_nolock", BD_FTRACE)
+
+SEC("?fentry/synchronize_rcu_tasks_rude")
+int bd_wait_rude_in(void *ctx)
+{
+	return bd_wait(true);
+}
+
+SEC("?fexit/synchronize_rcu_tasks_rude")
+int bd_wait_rude_out(void *ctx)
+{
+	return bd_wait(false);
+}
+
+/* synchronize_rcu_tasks() where tasks RCU is not built in */
+SEC("?fentry/synchronize_rcu")
+int bd_wait_rcu_in(void *ctx)
+{
+	return bd_wait(true);
+}
+
+SEC("?fexit/synchronize_rcu")
+int bd_wait_rcu_out(void *ctx)
+{
+	return bd_wait(false);
+}
 
 /* Memory benchmark: the kernel's count of the bytes of BPF executable
  * images (bpf_jit_current: programs and trampolines, charged at
