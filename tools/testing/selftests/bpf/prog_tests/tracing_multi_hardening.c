@@ -645,6 +645,110 @@ out:
 	tracing_multi_waits_end(waits);
 }
 
+#define LP_WIDE_MAX	256
+
+/*
+ * Into @ids after st->ids, bpf_testmod functions that ftrace can trace
+ * and both multi programs take, one by one; their number with st->ids'.
+ */
+static int lp_wide_ids(struct lp_state *st, const struct btf *btf, __u32 *ids)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, opts);
+	struct bpf_program *progs[] = { st->skel->progs.lp_entry, st->skel->progs.lp_exit };
+	char line[256], name[128];
+	int n = 2, i, id, fd;
+	bool ok;
+	FILE *f;
+
+	ids[0] = st->ids[0];
+	ids[1] = st->ids[1];
+	f = fopen("/sys/kernel/tracing/available_filter_functions", "r");
+	if (!f)
+		return n;
+	while (n < LP_WIDE_MAX && fgets(line, sizeof(line), f)) {
+		if (!strstr(line, "[bpf_testmod]") || sscanf(line, "%127s", name) != 1)
+			continue;
+		id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
+		for (i = 0; i < n && id > 0; i++)
+			if (ids[i] == id)
+				id = 0;	/* listed before */
+		if (id <= 0)
+			continue;
+		opts.tracing_multi.ids = (__u32 *)&id;
+		opts.tracing_multi.cnt = 1;
+		ok = true;
+		for (i = 0; i < ARRAY_SIZE(progs) && ok; i++) {
+			fd = bpf_link_create(bpf_program__fd(progs[i]), st->btf_fd,
+					     bpf_program__expected_attach_type(progs[i]), &opts);
+			ok = fd >= 0;
+			if (ok)
+				close(fd);
+		}
+		if (ok)
+			ids[n++] = id;
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * A link on the patched function and on many others, planned without the
+ * patch: ftrace must still refuse the plan. With 64 or more functions an
+ * ftrace update asks its ops list once whether any IPMODIFY ops is
+ * registered, instead of looking each function up; the live patch's is.
+ */
+static void test_livepatch_wide(void)
+{
+	struct lp_state st = { .entry_fd = -1, .exit_fd = -1, .btf_fd = -1 };
+	LIBBPF_OPTS(bpf_link_create_opts, opts);
+	struct btf *vmlinux = NULL, *btf = NULL;
+	__u64 cookies[LP_WIDE_MAX] = { 1000, 1001 };
+	struct tracing_multi_livepatch__bss *bss;
+	__u32 ids[LP_WIDE_MAX];
+	bool patched = false;
+	int n;
+
+	if (access("/sys/kernel/livepatch", F_OK) || access(LP_NAME ".ko", F_OK)) {
+		test__skip();	/* no CONFIG_LIVEPATCH (arm64 in 6.12) */
+		return;
+	}
+	if (lp_setup(&st, &vmlinux, &btf))
+		goto out;
+	n = lp_wide_ids(&st, btf, ids);
+	printf("%s: a link on %d bpf_testmod functions\n", __func__, n);
+	if (!ASSERT_GE(n, 64, "bpf_testmod functions a link takes"))
+		goto out;
+	if (!ASSERT_OK(lp_enable(), "enable live patch"))
+		goto out;
+	patched = true;
+	if (!ASSERT_OK(tracing_multi_write_file(IPMODIFY_STALE, "1"), IPMODIFY_STALE))
+		goto out;
+	opts.tracing_multi.ids = ids;
+	opts.tracing_multi.cookies = cookies;
+	opts.tracing_multi.cnt = n;
+	st.entry_fd = bpf_link_create(bpf_program__fd(st.skel->progs.lp_entry), st.btf_fd,
+				      BPF_TRACE_FENTRY_MULTI, &opts);
+	ASSERT_EQ(tracing_multi_read_long(IPMODIFY_STALE), 0, "planned without the patch first");
+	tracing_multi_write_file(IPMODIFY_STALE, "0");
+	if (!ASSERT_GE(st.entry_fd, 0, "attach fentry.multi"))
+		goto out;
+	st.exit_fd = bpf_link_create(bpf_program__fd(st.skel->progs.lp_exit), st.btf_fd,
+				     BPF_TRACE_FEXIT_MULTI, &opts);
+	if (!ASSERT_GE(st.exit_fd, 0, "attach fexit.multi"))
+		goto out;
+	/* lp_check() minus the IP check: the link's other functions run too */
+	bss = st.skel->bss;
+	memset(bss, 0, sizeof(*bss));
+	ASSERT_OK(trigger_module_test_read(1), "trigger");
+	ASSERT_EQ(bss->entry_hits[0], 1, "fentry.multi hits lp_target");
+	ASSERT_EQ(bss->entry_arg[0], 5, "fentry.multi lp_target a");
+	ASSERT_EQ(bss->exit_hits[0], 1, "fexit.multi hits lp_target");
+	ASSERT_EQ((int)bss->exit_ret[0], 105, "fexit.multi lp_target ret: the patched body");
+	ASSERT_EQ(bss->bad_cookie, 0, "cookies");
+out:
+	lp_teardown(&st, vmlinux, btf, patched);
+}
+
 /*
  * A live patch goes while the function it patched waits to be tidied: its
  * fexit.multi link was detached without memory, so its own image (the
@@ -1368,6 +1472,8 @@ void serial_test_tracing_multi_hardening(void)
 		test_unprivileged_close();
 	if (test__start_subtest("livepatch"))
 		tracing_multi_test_livepatch();
+	if (test__start_subtest("livepatch_wide"))
+		test_livepatch_wide();
 	if (test__start_subtest("livepatch_stale"))
 		test_livepatch_stale();
 	if (test__start_subtest("livepatch_fault"))
