@@ -699,8 +699,8 @@ static int lp_wide_ids(struct lp_state *st, const struct btf *btf, __u32 *ids)
  */
 static void test_livepatch_wide(void)
 {
-	struct lp_state st = { .entry_fd = -1, .exit_fd = -1, .btf_fd = -1 };
 	LIBBPF_OPTS(bpf_link_create_opts, opts);
+	struct lp_state st = { .entry_fd = -1, .exit_fd = -1, .btf_fd = -1 };
 	struct btf *vmlinux = NULL, *btf = NULL;
 	__u64 cookies[LP_WIDE_MAX] = { 1000, 1001 };
 	struct tracing_multi_livepatch__bss *bss;
