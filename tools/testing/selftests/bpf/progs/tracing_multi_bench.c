@@ -93,30 +93,22 @@ BD_PAIR(detach, "fentry", "fexit", "bpf_tramp_multi_link_detach", BD_DETACH)
 BD_PAIR(ftrace, "kprobe", "kretprobe", "ftrace_direct_replace", BD_FTRACE)
 BD_PAIR(ftrace_nolock, "kprobe", "kretprobe", "ftrace_direct_replace_nolock", BD_FTRACE)
 
-SEC("?fentry/synchronize_rcu_tasks_rude")
-int bd_wait_rude_in(void *ctx)
-{
-	return bd_wait(true);
+/* Programs at entry and at exit of @fn counting its waits into bd_ns[BD_WAIT] */
+#define BD_WAIT_PAIR(name, fn)			\
+SEC("?fentry/" fn)				\
+int bd_##name##_in(void *ctx)			\
+{						\
+	return bd_wait(true);			\
+}						\
+SEC("?fexit/" fn)				\
+int bd_##name##_out(void *ctx)			\
+{						\
+	return bd_wait(false);			\
 }
 
-SEC("?fexit/synchronize_rcu_tasks_rude")
-int bd_wait_rude_out(void *ctx)
-{
-	return bd_wait(false);
-}
-
+BD_WAIT_PAIR(wait_rude, "synchronize_rcu_tasks_rude")
 /* synchronize_rcu_tasks() where tasks RCU is not built in */
-SEC("?fentry/synchronize_rcu")
-int bd_wait_rcu_in(void *ctx)
-{
-	return bd_wait(true);
-}
-
-SEC("?fexit/synchronize_rcu")
-int bd_wait_rcu_out(void *ctx)
-{
-	return bd_wait(false);
-}
+BD_WAIT_PAIR(wait_rcu, "synchronize_rcu")
 
 /* Memory benchmark: the kernel's count of the bytes of BPF executable
  * images (bpf_jit_current: programs and trampolines, charged at
