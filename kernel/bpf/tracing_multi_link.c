@@ -36,6 +36,7 @@
 #include <linux/sort.h>
 #include <linux/stringhash.h>
 #include <linux/uaccess.h>
+#include <linux/unroll.h>
 #include <linux/vmalloc.h>
 
 #include "trampoline.h"
@@ -738,31 +739,48 @@ BPF_CALL_1(bpf_get_attach_cookie_tracing_multi, void *, ctx)
 }
 
 /*
- * The first of the argument slots of @link's function @i that the link's types
- * give @btf_id, or -ENOENT; the same if @i is -1 or the link keeps no types.
- * (A program that calls the typed-argument kfuncs has a link that keeps
- * them: its own, or the link of a program that tail calls it, see
- * bpf_prog_map_ctx_compatible().) The slots past the function's own
- * (ctx[-1]) are 0 in the types: the search stops at its last slot.
+ * The argument types (bpf_arg_btf_slots()) of the function a multi program
+ * runs for, or NULL if it is not found or its link keeps none. A program
+ * that calls the typed-argument kfuncs has a link that keeps them: its own,
+ * or the link of a program that tail calls it (see
+ * bpf_prog_map_ctx_compatible()).
  */
-static __always_inline int multi_arg_first(const struct bpf_tracing_multi_link *link, long i,
-					   void *ctx, u32 btf_id)
+static __always_inline const u32 *multi_arg_types(void *ctx)
 {
-	/*
-	 * the function's slots: x86's and arm64's trampolines, the only ones
-	 * for multi links, refuse more than MAX_BPF_FUNC_ARGS
-	 */
-	u32 n, nr = ((u64 *)ctx)[-1] & BPF_TRAMP_NR_SLOTS_MASK;
-	const u32 *types;
+	const struct bpf_tracing_multi_link *link = multi_link_of();
+	long i;
 
-	if (i < 0 || !link->arg_btf)
+	if (!link->arg_btf)
+		return NULL;
+	i = multi_func_of(link, ctx);
+	return i >= 0 ? link->arg_btf[i] : NULL;
+}
+
+/* multi_arg_first() at slot @n: UNROLL() puts the steps one after another. */
+#define MULTI_ARG_FIRST_STEP(n, types, btf_id)	\
+	do {					\
+		if ((types)[n] == (btf_id))	\
+			return n;		\
+	} while (0);
+
+/*
+ * The first argument slot that @types gives @btf_id, or -ENOENT (@types
+ * NULL too). The slots past the function's own are 0 in them
+ * (bpf_arg_btf_slots() counts slots as the trampolines save them), and
+ * @btf_id is that of a struct or union (the verifier checked): the search
+ * needs no slot count, and a slot it finds is one the trampoline saved.
+ * Unrolled: GCC keeps the loop, whose own steps cost as much as its
+ * compares.
+ */
+static __always_inline int multi_arg_first(const u32 *types, u32 btf_id)
+{
+	if (!types)
 		return -ENOENT;
-	types = link->arg_btf[i];
-	for (n = 0; n < nr; n++)
-		if (types[n] == btf_id)
-			return n;
+	UNROLL(MAX_BPF_FUNC_ARGS, MULTI_ARG_FIRST_STEP, types, btf_id)
 	return -ENOENT;
 }
+
+#undef MULTI_ARG_FIRST_STEP
 
 /*
  * The bodies of the typed-argument kfuncs, which tracing_args.c registers.
@@ -788,13 +806,12 @@ __bpf_kfunc_start_defs();
  */
 __bpf_kfunc void *bpf_arg_btf(void *ctx, u32 n, u32 btf_id__k)
 {
-	const struct bpf_tracing_multi_link *link = multi_link_of();
-	long i;
+	const u32 *types;
 
 	if (n >= MAX_BPF_FUNC_ARGS)
 		return NULL;
-	i = multi_func_of(link, ctx);
-	if (i < 0 || !link->arg_btf || link->arg_btf[i][n] != btf_id__k)
+	types = multi_arg_types(ctx);
+	if (!types || types[n] != btf_id__k)
 		return NULL;
 	return (void *)(unsigned long)((u64 *)ctx)[n];
 }
@@ -809,9 +826,7 @@ __bpf_kfunc void *bpf_arg_btf(void *ctx, u32 n, u32 btf_id__k)
  */
 __bpf_kfunc int bpf_arg_find(void *ctx, u32 btf_id__k)
 {
-	const struct bpf_tracing_multi_link *link = multi_link_of();
-
-	return multi_arg_first(link, multi_func_of(link, ctx), ctx, btf_id__k);
+	return multi_arg_first(multi_arg_types(ctx), btf_id__k);
 }
 
 /**
@@ -827,8 +842,7 @@ __bpf_kfunc int bpf_arg_find(void *ctx, u32 btf_id__k)
  */
 __bpf_kfunc void *bpf_arg_first_btf(void *ctx, u32 btf_id__k)
 {
-	const struct bpf_tracing_multi_link *link = multi_link_of();
-	int n = multi_arg_first(link, multi_func_of(link, ctx), ctx, btf_id__k);
+	int n = multi_arg_first(multi_arg_types(ctx), btf_id__k);
 
 	return n < 0 ? NULL : (void *)(unsigned long)((u64 *)ctx)[n];
 }
