@@ -849,6 +849,157 @@ __bpf_kfunc void *bpf_arg_first_btf(void *ctx, u32 btf_id__k)
 
 __bpf_kfunc_end_defs();
 
+/* A jump of bpf_tracing_multi_arg_inline() from @from to @to. */
+static void multi_arg_jump(struct bpf_insn *from, const struct bpf_insn *to)
+{
+	from->off = to - (from + 1);
+}
+
+/* The most instructions bpf_tracing_multi_arg_inline() writes: bpf_arg_first_btf()'s */
+#define MULTI_ARG_INSNS_MAX	32
+
+/*
+ * multi_arg_types() as instructions into @insn, ctx in r1: r4 = the row of
+ * link->arg_btf of the function; r0, r2, r3 and r5 clobbered. The link is
+ * the cookie in the run context, at @cookie_off from ctx. @miss[0] and
+ * @miss[1] are the jumps taken when there is no row (function not found,
+ * link without types), for the caller to aim. Return: past the last
+ * instruction.
+ */
+static struct bpf_insn *multi_arg_row_insns(struct bpf_insn *insn, int cookie_off,
+					    struct bpf_insn **miss)
+{
+	const int fsize = sizeof(struct bpf_tracing_multi_func);
+	struct bpf_insn *loop, *found;
+
+	/* r0 = the link, r4 = its funcs, r5 = how many, r2 = the IP */
+	*insn++ = BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_1, cookie_off);
+	*insn++ = BPF_LDX_MEM(BPF_DW, BPF_REG_4, BPF_REG_0,
+			      offsetof(struct bpf_tracing_multi_link, funcs));
+	*insn++ = BPF_LDX_MEM(BPF_W, BPF_REG_5, BPF_REG_0,
+			      offsetof(struct bpf_tracing_multi_link, cnt));
+	*insn++ = BPF_LDX_MEM(BPF_DW, BPF_REG_2, BPF_REG_1, -16);
+	/* multi_func_of(): r4 = the last function at or below the IP */
+	loop = insn;
+	found = insn++;
+	*insn++ = BPF_MOV64_REG(BPF_REG_0, BPF_REG_5);
+	*insn++ = BPF_ALU64_IMM(BPF_RSH, BPF_REG_0, 1);
+	*insn++ = BPF_ALU64_REG(BPF_SUB, BPF_REG_5, BPF_REG_0);
+	*insn++ = BPF_ALU64_IMM(BPF_MUL, BPF_REG_0, fsize);
+	*insn++ = BPF_ALU64_REG(BPF_ADD, BPF_REG_0, BPF_REG_4);
+	*insn++ = BPF_LDX_MEM(BPF_DW, BPF_REG_3, BPF_REG_0,
+			      offsetof(struct bpf_tracing_multi_func, addr));
+	*insn = BPF_JMP_REG(BPF_JGT, BPF_REG_3, BPF_REG_2, 0);
+	multi_arg_jump(insn++, loop);
+	*insn++ = BPF_MOV64_REG(BPF_REG_4, BPF_REG_0);
+	*insn = BPF_JMP_A(0);
+	multi_arg_jump(insn++, loop);
+	*found = BPF_JMP_IMM(BPF_JLE, BPF_REG_5, 1, 0);
+	multi_arg_jump(found, insn);
+	*insn++ = BPF_LDX_MEM(BPF_DW, BPF_REG_3, BPF_REG_4,
+			      offsetof(struct bpf_tracing_multi_func, addr));
+	miss[0] = insn;
+	*insn++ = BPF_JMP_REG(BPF_JNE, BPF_REG_3, BPF_REG_2, 0);
+	/*
+	 * r4 = its row: link->arg_btf + (r4 - link->funcs), as a function's
+	 * entry and its row have the same size
+	 */
+	BUILD_BUG_ON(sizeof(struct bpf_tracing_multi_func) !=
+		     sizeof_field(struct bpf_tracing_multi_link, arg_btf[0]));
+	*insn++ = BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_1, cookie_off);
+	*insn++ = BPF_LDX_MEM(BPF_DW, BPF_REG_3, BPF_REG_0,
+			      offsetof(struct bpf_tracing_multi_link, arg_btf));
+	miss[1] = insn;
+	*insn++ = BPF_JMP_IMM(BPF_JEQ, BPF_REG_3, 0, 0);
+	*insn++ = BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_0,
+			      offsetof(struct bpf_tracing_multi_link, funcs));
+	*insn++ = BPF_ALU64_REG(BPF_SUB, BPF_REG_4, BPF_REG_0);
+	*insn++ = BPF_ALU64_REG(BPF_ADD, BPF_REG_4, BPF_REG_3);
+	return insn;
+}
+
+/*
+ * multi_arg_first() as instructions into @insn, the row in r4: r0 = the
+ * slot (@load false; -ENOENT if none) or the argument there (@load; 0 if
+ * none), counting slots or their bytes in ctx. The row is 0 past the
+ * function's own slots, and @btf_id is not 0. The jumps in @miss go to
+ * where there is none. Return: past the last instruction.
+ */
+static struct bpf_insn *multi_arg_first_insns(struct bpf_insn *insn, bool load, u32 btf_id,
+					      struct bpf_insn **miss)
+{
+	const int nr = MAX_BPF_FUNC_ARGS;
+	struct bpf_insn *loop, *hit;
+
+	*insn++ = BPF_MOV64_IMM(BPF_REG_0, 0);
+	loop = insn;
+	*insn++ = BPF_LDX_MEM(BPF_W, BPF_REG_3, BPF_REG_4, 0);
+	hit = insn++;
+	*insn++ = BPF_ALU64_IMM(BPF_ADD, BPF_REG_4, sizeof(u32));
+	*insn++ = BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, load ? sizeof(u64) : 1);
+	*insn = BPF_JMP_IMM(BPF_JLT, BPF_REG_0, load ? nr * sizeof(u64) : nr, 0);
+	multi_arg_jump(insn++, loop);
+	multi_arg_jump(miss[0], insn);
+	multi_arg_jump(miss[1], insn);
+	*hit = BPF_JMP32_IMM(BPF_JEQ, BPF_REG_3, btf_id, 0);
+	if (!load) {
+		*insn++ = BPF_MOV64_IMM(BPF_REG_0, -ENOENT);
+		multi_arg_jump(hit, insn);
+		return insn;
+	}
+	*insn++ = BPF_MOV64_IMM(BPF_REG_0, 0);
+	*insn++ = BPF_JMP_A(2);
+	multi_arg_jump(hit, insn);
+	*insn++ = BPF_ALU64_REG(BPF_ADD, BPF_REG_0, BPF_REG_1);
+	*insn++ = BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_0, 0);
+	return insn;
+}
+
+/**
+ * bpf_tracing_multi_arg_inline - a multi program's typed-argument call inline
+ * @insn_buf: where the instructions go, room for INSN_BUF_SIZE
+ * @slot: bpf_arg_btf()'s slot, a constant below MAX_BPF_FUNC_ARGS; -1 for
+ *	bpf_arg_find() and bpf_arg_first_btf()
+ * @load: the argument (bpf_arg_btf(), bpf_arg_first_btf()), not its slot
+ * @btf_id: the call's type id
+ *
+ * The instructions give what the kfunc would, ctx in r1, into r0, and
+ * clobber r1 to r5 as a call may (27 to 32 of them). They read the link
+ * where the kfunc does, in the trampoline's run context, which a JIT keeps
+ * at bpf_jit_tramp_run_ctx_off() from ctx in a trampoline that stores the
+ * IP: a multi program's does, as the kfuncs make it read the IP (see
+ * bpf_prog_may_read_func_ip()), and its tail callees run in the caller's.
+ *
+ * Return: how many instructions, or 0 if the call stays: the JIT does not
+ * say where the run context is.
+ */
+int bpf_tracing_multi_arg_inline(struct bpf_insn *insn_buf, int slot, bool load, u32 btf_id)
+{
+	int off = bpf_jit_tramp_run_ctx_off();
+	struct bpf_insn *insn, *miss[3];
+
+	BUILD_BUG_ON(MULTI_ARG_INSNS_MAX > INSN_BUF_SIZE);
+	if (!off)
+		return 0;
+	off += offsetof(struct bpf_tramp_run_ctx, bpf_cookie);
+	insn = multi_arg_row_insns(insn_buf, off, miss);
+	if (slot < 0) {
+		insn = multi_arg_first_insns(insn, load, btf_id, miss);
+	} else {
+		/* bpf_arg_btf(): r0 = row[slot] == btf_id ? ctx[slot] : 0 */
+		*insn++ = BPF_LDX_MEM(BPF_W, BPF_REG_3, BPF_REG_4, slot * sizeof(u32));
+		miss[2] = insn;
+		*insn++ = BPF_JMP32_IMM(BPF_JNE, BPF_REG_3, btf_id, 0);
+		*insn++ = BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_1, slot * sizeof(u64));
+		*insn++ = BPF_JMP_A(1);
+		multi_arg_jump(miss[0], insn);
+		multi_arg_jump(miss[1], insn);
+		multi_arg_jump(miss[2], insn);
+		*insn++ = BPF_MOV64_IMM(BPF_REG_0, 0);
+	}
+	return insn - insn_buf;
+}
+
 const struct bpf_func_proto bpf_get_attach_cookie_proto_tracing_multi = {
 	.func		= bpf_get_attach_cookie_tracing_multi,
 	.gpl_only	= false,

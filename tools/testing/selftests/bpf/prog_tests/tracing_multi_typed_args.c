@@ -94,9 +94,12 @@ static void check_typed(struct tracing_multi_typed_args *skel, int kind, int f,
 	for (i = 0; i < NR_TYPES; i++)
 		ASSERT_EQ(r->find[i], w->find[i],
 			  tname("%s %s bpf_arg_find(%s)", what, w->name, types[i]));
-	for (i = 0; i < NR_SLOTS; i++)
+	for (i = 0; i < NR_SLOTS; i++) {
 		ASSERT_EQ(r->slot_val[i], w->slot_val[i] ?: NONE,
 			  tname("%s %s bpf_arg_btf(%d)->val", what, w->name, i));
+		ASSERT_EQ(r->slot_const[i], w->slot_val[i] ?: NONE,
+			  tname("%s %s bpf_arg_btf(%d)->val, constant slot", what, w->name, i));
+	}
 	ASSERT_EQ(r->past[0], NONE, tname("%s %s bpf_arg_btf(12)", what, w->name));
 	ASSERT_EQ(r->past[1], NONE, tname("%s %s bpf_arg_btf(1000)", what, w->name));
 	first = w->find[T_TYPED] >= 0 ? w->slot_val[w->find[T_TYPED]] : NONE;
@@ -165,6 +168,33 @@ static void test_module_multi(void)
 	reset(skel);
 	ASSERT_OK(trigger_module_test_read(1), "trigger_module_test_read");
 	check_multi_all(skel, "fentry.multi", "fexit.multi");
+out:
+	tracing_multi_typed_args__destroy(skel);
+}
+
+/* fsession.multi, at the function's exit: its frame holds session
+ * cookies too; its answers are those of the others.
+ */
+static void test_module_session(void)
+{
+	struct tracing_multi_typed_args *skel;
+	int f;
+
+	skel = tracing_multi_typed_args__open();
+	if (!ASSERT_OK_PTR(skel, "open"))
+		return;
+	bpf_program__set_autoload(skel->progs.typed_session, true);
+	if (!ASSERT_OK(tracing_multi_typed_args__load(skel), "load"))
+		goto out;
+	skel->bss->test_pid = getpid();
+	skel->links.typed_session = bpf_program__attach(skel->progs.typed_session);
+	if (!ASSERT_OK_PTR(skel->links.typed_session, "attach typed_session"))
+		goto out;
+	reset(skel);
+	ASSERT_OK(trigger_module_test_read(1), "trigger_module_test_read");
+	for (f = 0; f < F_I128; f++)
+		check_typed(skel, MULTI_SESSION, f, "fsession.multi", true);
+	ASSERT_EQ(skel->bss->bad, 0, "bad");
 out:
 	tracing_multi_typed_args__destroy(skel);
 }
@@ -426,6 +456,8 @@ void test_tracing_multi_typed_args(void)
 {
 	if (test__start_subtest("module_multi"))
 		test_module_multi();
+	if (test__start_subtest("module_session"))
+		test_module_session();
 	if (test__start_subtest("module_ordinary"))
 		test_module_ordinary();
 	if (test__start_subtest("two_links"))

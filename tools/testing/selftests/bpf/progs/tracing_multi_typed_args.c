@@ -7,6 +7,8 @@
  * answer at each argument slot and the fields they let it read; the test
  * compares that with the prototypes.
  */
+/* vmlinux.h's prototype of bpf_session_is_return() is 6.12's */
+#define BPF_NO_KFUNC_PROTOTYPES
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -42,6 +44,8 @@ extern const void bpf_testmod_typed_none __ksym;
 extern const void bpf_testmod_typed_un __ksym;
 extern const void bpf_testmod_typed_task __ksym;
 extern const void bpf_testmod_typed_i128 __ksym;
+
+extern bool bpf_session_is_return(void *ctx) __ksym;
 
 struct typed_rec recs[NR_KINDS][NR_TYPED];
 __u64 bad;
@@ -103,10 +107,21 @@ static __always_inline void record(void *ctx, int kind, int f, bool has_ret)
 	r->find[T_UNION] = bpf_arg_find_type(ctx, union bpf_testmod_typed_u);
 	r->find[T_TASK] = bpf_arg_find_type(ctx, struct task_struct);
 
-	/* every slot, those past the function's last argument too */
+	/* every slot, those past the function's last argument too; a slot
+	 * the verifier does not know at the call: the kfunc is called
+	 */
+#pragma clang loop unroll(disable)
 	for (i = 0; i < NR_SLOTS; i++) {
 		p = bpf_arg_btf(ctx, i, typed_id);
 		r->slot_val[i] = p ? p->val : -1;
+	}
+	/* the same, a call per slot: each slot is a constant, so the verifier
+	 * inlines a multi program's calls
+	 */
+#pragma clang loop unroll(full)
+	for (i = 0; i < NR_SLOTS; i++) {
+		p = bpf_arg_btf(ctx, i, typed_id);
+		r->slot_const[i] = p ? p->val : -1;
 	}
 	for (i = 0; i < 2; i++) {
 		p = bpf_arg_btf(ctx, past_slots[i], typed_id);
@@ -149,6 +164,18 @@ SEC("fexit.multi/bpf_testmod:bpf_testmod_typed_*")
 int typed_exit(void *ctx)
 {
 	record(ctx, MULTI_EXIT, typed_index(bpf_get_func_ip(ctx)), true);
+	return 0;
+}
+
+/* An fsession.multi program, at the function's exit: its frame holds
+ * session cookies too, and the inlined calls find the link and the IP
+ * where they do in the others.
+ */
+SEC("?fsession.multi/bpf_testmod:bpf_testmod_typed_*")
+int typed_session(void *ctx)
+{
+	if (bpf_session_is_return(ctx))
+		record(ctx, MULTI_SESSION, typed_index(bpf_get_func_ip(ctx)), true);
 	return 0;
 }
 

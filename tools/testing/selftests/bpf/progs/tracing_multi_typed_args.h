@@ -11,8 +11,8 @@ enum typed_func {
 	F_NONE, F_UN, F_TASK, F_I128, NR_TYPED,
 };
 
-/* the programs: fentry.multi, fexit.multi, fentry, fexit */
-enum { MULTI_ENTRY, MULTI_EXIT, ENTRY, EXIT, NR_KINDS };
+/* the programs: fentry.multi, fexit.multi, fentry, fexit, fsession.multi */
+enum { MULTI_ENTRY, MULTI_EXIT, ENTRY, EXIT, MULTI_SESSION, NR_KINDS };
 
 /* the types bpf_arg_find() looks for, in struct typed_rec's find[] */
 enum { T_TYPED, T_OTHER, T_UNION, T_TASK, NR_TYPES };
@@ -24,6 +24,7 @@ struct typed_rec {
 	__u64 hits;
 	__s64 find[NR_TYPES];		/* bpf_arg_find() of each type */
 	__s64 slot_val[NR_SLOTS];	/* bpf_arg_btf(typed) at slot i: ->val, or -1 (NULL) */
+	__s64 slot_const[NR_SLOTS];	/* the same, i a constant: the call inlined */
 	__s64 past[2];			/* the same at slots 12 and 1000 */
 	__s64 first_val;		/* bpf_arg_first(typed): ->val, or -1 */
 	__s64 other_val;		/* at bpf_arg_find(other): ->val, or -1 */

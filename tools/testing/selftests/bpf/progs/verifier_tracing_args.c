@@ -510,9 +510,134 @@ __u32 arg_btf_slot = 1000;
 SEC("fentry.multi")
 __description("bpf_arg_btf() at a variable slot")
 __success
+__xlated("call kernel-function")
 int arg_btf_var_slot(void *ctx)
 {
 	struct file *f = bpf_arg_btf(ctx, arg_btf_slot, bpf_core_type_id_kernel(struct file));
+
+	if (f)
+		arg_btf_sink = (__u64)f->f_flags;
+	return 0;
+}
+
+/*
+ * A multi program's calls at a constant slot are inlined: the link from
+ * the trampoline's run context (ctx - 40 on x86-64, ctx - 32 on arm64),
+ * the function by the IP at ctx[-2] (a binary search of link->funcs, 48
+ * bytes each), its row of link->arg_btf, then the slot.
+ */
+SEC("fentry.multi")
+__description("bpf_arg_btf() at a constant slot is inlined")
+__success __arch_x86_64 __arch_arm64
+__xlated("r0 = *(u64 *)(r1 {{-(40|32)}})")
+__xlated("r4 = *(u64 *)(r0 +{{[0-9]+}})")
+__xlated("r5 = *(u32 *)(r0 +{{[0-9]+}})")
+__xlated("r2 = *(u64 *)(r1 -16)")
+__xlated("if r5 <= 0x1 goto pc+9")
+__xlated("r0 = r5")
+__xlated("r0 >>= 1")
+__xlated("r5 -= r0")
+__xlated("r0 *= 48")
+__xlated("r0 += r4")
+__xlated("r3 = *(u64 *)(r0 +0)")
+__xlated("if r3 > r2 goto pc-8")
+__xlated("r4 = r0")
+__xlated("goto pc-10")
+__xlated("r3 = *(u64 *)(r4 +0)")
+__xlated("if r3 != r2 goto pc+10")
+__xlated("r0 = *(u64 *)(r1 {{-(40|32)}})")
+__xlated("r3 = *(u64 *)(r0 +{{[0-9]+}})")
+__xlated("if r3 == 0x0 goto pc+7")
+__xlated("r0 = *(u64 *)(r0 +{{[0-9]+}})")
+__xlated("r4 -= r0")
+__xlated("r4 += r3")
+__xlated("r3 = *(u32 *)(r4 +4)")
+__xlated("if w3 != {{0x[0-9a-f]+}} goto pc+2")
+__xlated("r0 = *(u64 *)(r1 +8)")
+__xlated("goto pc+1")
+__xlated("r0 = 0")
+int arg_btf_const_slot(void *ctx)
+{
+	struct file *f = bpf_arg_btf(ctx, 1, bpf_core_type_id_kernel(struct file));
+
+	if (f)
+		arg_btf_sink = (__u64)f->f_flags;
+	return 0;
+}
+
+/*
+ * Slot 1 on one path, 2 on the other, one call where they join: the
+ * verifier must not prune the second path at the join as it would for a
+ * slot whose value does not matter, or it inlines slot 1 for both.
+ */
+SEC("fentry.multi")
+__description("bpf_arg_btf() at slot 1 or 2 by path: the call stays")
+__success
+__xlated("call kernel-function")
+int arg_btf_two_slots(void *ctx)
+{
+	__u32 n = 1;
+	struct file *f;
+
+	if (bpf_get_prandom_u32() & 1) {
+		arg_btf_sink = 1;
+		n = 2;
+	}
+	barrier_var(n);
+	f = bpf_arg_btf(ctx, n, bpf_core_type_id_kernel(struct file));
+	if (f)
+		arg_btf_sink = (__u64)f->f_flags;
+	return 0;
+}
+
+SEC("fentry.multi")
+__description("bpf_arg_find() is inlined")
+__success __arch_x86_64 __arch_arm64
+__xlated("r0 = *(u64 *)(r1 {{-(40|32)}})")
+__xlated("...")
+__xlated("if r3 != r2 goto pc+12")
+__xlated("...")
+__xlated("if r3 == 0x0 goto pc+9")
+__xlated("r0 = *(u64 *)(r0 +{{[0-9]+}})")
+__xlated("r4 -= r0")
+__xlated("r4 += r3")
+__xlated("r0 = 0")
+__xlated("r3 = *(u32 *)(r4 +0)")
+__xlated("if w3 == {{0x[0-9a-f]+}} goto pc+4")
+__xlated("r4 += 4")
+__xlated("r0 += 1")
+__xlated("if r0 < 0xc goto pc-5")
+__xlated("r0 = -2")
+int arg_find_inlined(void *ctx)
+{
+	arg_btf_sink = bpf_arg_find_type(ctx, struct file);
+	return 0;
+}
+
+SEC("fentry.multi")
+__description("bpf_arg_first_btf() is inlined")
+__success __arch_x86_64 __arch_arm64
+__xlated("r0 = *(u64 *)(r1 {{-(40|32)}})")
+__xlated("...")
+__xlated("if r3 != r2 goto pc+12")
+__xlated("...")
+__xlated("if r3 == 0x0 goto pc+9")
+__xlated("r0 = *(u64 *)(r0 +{{[0-9]+}})")
+__xlated("r4 -= r0")
+__xlated("r4 += r3")
+__xlated("r0 = 0")
+__xlated("r3 = *(u32 *)(r4 +0)")
+__xlated("if w3 == {{0x[0-9a-f]+}} goto pc+5")
+__xlated("r4 += 4")
+__xlated("r0 += 8")
+__xlated("if r0 < 0x60 goto pc-5")
+__xlated("r0 = 0")
+__xlated("goto pc+2")
+__xlated("r0 += r1")
+__xlated("r0 = *(u64 *)(r0 +0)")
+int arg_first_inlined(void *ctx)
+{
+	struct file *f = bpf_arg_first(ctx, struct file);
 
 	if (f)
 		arg_btf_sink = (__u64)f->f_flags;
