@@ -526,6 +526,7 @@ static int multi_link_arg_btf(struct bpf_tracing_multi_link *link, const struct 
 		bpf_arg_btf_slots(link->btf, t, split_ids, link->arg_btf[i]);
 		cond_resched();
 	}
+	link->arg_btf_off = (unsigned long)link->arg_btf - (unsigned long)link->funcs;
 	return 0;
 }
 
@@ -856,7 +857,7 @@ static void multi_arg_jump(struct bpf_insn *from, const struct bpf_insn *to)
 }
 
 /* The most instructions bpf_tracing_multi_arg_inline() writes: bpf_arg_first_btf()'s */
-#define MULTI_ARG_INSNS_MAX	32
+#define MULTI_ARG_INSNS_MAX	60
 
 /*
  * multi_arg_types() as instructions into @insn, ctx in r1: r4 = the row of
@@ -900,20 +901,14 @@ static struct bpf_insn *multi_arg_row_insns(struct bpf_insn *insn, int cookie_of
 			      offsetof(struct bpf_tracing_multi_func, addr));
 	miss[0] = insn;
 	*insn++ = BPF_JMP_REG(BPF_JNE, BPF_REG_3, BPF_REG_2, 0);
-	/*
-	 * r4 = its row: link->arg_btf + (r4 - link->funcs), as a function's
-	 * entry and its row have the same size
-	 */
+	/* r4 = its row, at link->arg_btf_off from it */
 	BUILD_BUG_ON(sizeof(struct bpf_tracing_multi_func) !=
 		     sizeof_field(struct bpf_tracing_multi_link, arg_btf[0]));
 	*insn++ = BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_1, cookie_off);
 	*insn++ = BPF_LDX_MEM(BPF_DW, BPF_REG_3, BPF_REG_0,
-			      offsetof(struct bpf_tracing_multi_link, arg_btf));
+			      offsetof(struct bpf_tracing_multi_link, arg_btf_off));
 	miss[1] = insn;
 	*insn++ = BPF_JMP_IMM(BPF_JEQ, BPF_REG_3, 0, 0);
-	*insn++ = BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_0,
-			      offsetof(struct bpf_tracing_multi_link, funcs));
-	*insn++ = BPF_ALU64_REG(BPF_SUB, BPF_REG_4, BPF_REG_0);
 	*insn++ = BPF_ALU64_REG(BPF_ADD, BPF_REG_4, BPF_REG_3);
 	return insn;
 }
@@ -921,37 +916,36 @@ static struct bpf_insn *multi_arg_row_insns(struct bpf_insn *insn, int cookie_of
 /*
  * multi_arg_first() as instructions into @insn, the row in r4: r0 = the
  * slot (@load false; -ENOENT if none) or the argument there (@load; 0 if
- * none), counting slots or their bytes in ctx. The row is 0 past the
+ * none). A step per slot, unrolled as multi_arg_first() is, sets r0 to the
+ * slot or its offset in ctx, then compares; the row is 0 past the
  * function's own slots, and @btf_id is not 0. The jumps in @miss go to
  * where there is none. Return: past the last instruction.
  */
 static struct bpf_insn *multi_arg_first_insns(struct bpf_insn *insn, bool load, u32 btf_id,
 					      struct bpf_insn **miss)
 {
-	const int nr = MAX_BPF_FUNC_ARGS;
-	struct bpf_insn *loop, *hit;
+	struct bpf_insn *hit[MAX_BPF_FUNC_ARGS];
+	int i;
 
-	*insn++ = BPF_MOV64_IMM(BPF_REG_0, 0);
-	loop = insn;
-	*insn++ = BPF_LDX_MEM(BPF_W, BPF_REG_3, BPF_REG_4, 0);
-	hit = insn++;
-	*insn++ = BPF_ALU64_IMM(BPF_ADD, BPF_REG_4, sizeof(u32));
-	*insn++ = BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, load ? sizeof(u64) : 1);
-	*insn = BPF_JMP_IMM(BPF_JLT, BPF_REG_0, load ? nr * sizeof(u64) : nr, 0);
-	multi_arg_jump(insn++, loop);
+	for (i = 0; i < MAX_BPF_FUNC_ARGS; i++) {
+		*insn++ = BPF_MOV64_IMM(BPF_REG_0, load ? i * sizeof(u64) : i);
+		*insn++ = BPF_LDX_MEM(BPF_W, BPF_REG_3, BPF_REG_4, i * sizeof(u32));
+		hit[i] = insn;
+		*insn++ = BPF_JMP32_IMM(BPF_JEQ, BPF_REG_3, btf_id, 0);
+	}
 	multi_arg_jump(miss[0], insn);
 	multi_arg_jump(miss[1], insn);
-	*hit = BPF_JMP32_IMM(BPF_JEQ, BPF_REG_3, btf_id, 0);
-	if (!load) {
-		*insn++ = BPF_MOV64_IMM(BPF_REG_0, -ENOENT);
-		multi_arg_jump(hit, insn);
-		return insn;
+	*insn++ = BPF_MOV64_IMM(BPF_REG_0, load ? 0 : -ENOENT);
+	if (load) {
+		*insn++ = BPF_JMP_A(2);
+		for (i = 0; i < MAX_BPF_FUNC_ARGS; i++)
+			multi_arg_jump(hit[i], insn);
+		*insn++ = BPF_ALU64_REG(BPF_ADD, BPF_REG_0, BPF_REG_1);
+		*insn++ = BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_0, 0);
+	} else {
+		for (i = 0; i < MAX_BPF_FUNC_ARGS; i++)
+			multi_arg_jump(hit[i], insn);
 	}
-	*insn++ = BPF_MOV64_IMM(BPF_REG_0, 0);
-	*insn++ = BPF_JMP_A(2);
-	multi_arg_jump(hit, insn);
-	*insn++ = BPF_ALU64_REG(BPF_ADD, BPF_REG_0, BPF_REG_1);
-	*insn++ = BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_0, 0);
 	return insn;
 }
 
@@ -964,7 +958,7 @@ static struct bpf_insn *multi_arg_first_insns(struct bpf_insn *insn, bool load, 
  * @btf_id: the call's type id
  *
  * The instructions give what the kfunc would, ctx in r1, into r0, and
- * clobber r1 to r5 as a call may (27 to 32 of them). They read the link
+ * clobber r1 to r5 as a call may (25 to 60 of them). They read the link
  * where the kfunc does, in the trampoline's run context, which a JIT keeps
  * at bpf_jit_tramp_run_ctx_off() from ctx in a trampoline that stores the
  * IP: a multi program's does, as the kfuncs make it read the IP (see

@@ -141,6 +141,12 @@ struct bpf_tracing_multi_link {
 	/* bpf_arg_btf_slots() of funcs[i]'s prototype, if the program asks */
 	u32 (*arg_btf)[MAX_BPF_FUNC_ARGS];
 	/*
+	 * where funcs[i]'s row of arg_btf is, in bytes from funcs[i] (rows
+	 * and funcs[] entries are the same size); 0 without arg_btf. For the
+	 * verifier's inlined typed-argument calls.
+	 */
+	unsigned long arg_btf_off;
+	/*
 	 * freed after an RCU-tasks-trace grace period too: see
 	 * multi_reroute_skip_published() in trampoline_multi.c
 	 */
