@@ -15,11 +15,11 @@
  *   its arguments' types, found by the traced IP in link->funcs, which is
  *   sorted by address.
  *
- * Nothing here takes tramp_multi_mutex itself. What the helpers read
- * (funcs[].addr, cookies, arg_btf) is set before the link is attached and
- * stays until it is freed: after an RCU grace period, and an
- * RCU-tasks-trace one for a sleepable program (bpf_link_free(), or
- * free_trace after a failed attach).
+ * Nothing here takes tramp_multi_mutex itself. What the helpers and the
+ * inlined calls read (funcs[].addr, cookies, arg_btf, arg_btf_off) is set
+ * before the link is attached and stays until it is freed: after an RCU
+ * grace period, and an RCU-tasks-trace one for a sleepable program
+ * (bpf_link_free(), or free_trace after a failed attach).
  */
 #include <linux/bpf.h>
 #include <linux/bpf_verifier.h>
@@ -526,6 +526,8 @@ static int multi_link_arg_btf(struct bpf_tracing_multi_link *link, const struct 
 		bpf_arg_btf_slots(link->btf, t, split_ids, link->arg_btf[i]);
 		cond_resched();
 	}
+	/* a row is as large as an entry of funcs[]: all rows are that far */
+	BUILD_BUG_ON(sizeof(*link->funcs) != sizeof(*link->arg_btf));
 	link->arg_btf_off = (unsigned long)link->arg_btf - (unsigned long)link->funcs;
 	return 0;
 }
@@ -856,8 +858,12 @@ static void multi_arg_jump(struct bpf_insn *from, const struct bpf_insn *to)
 	from->off = to - (from + 1);
 }
 
-/* The most instructions bpf_tracing_multi_arg_inline() writes: bpf_arg_first_btf()'s */
-#define MULTI_ARG_INSNS_MAX	60
+/*
+ * The most instructions bpf_tracing_multi_arg_inline() writes, those of
+ * bpf_arg_first_btf(): multi_arg_row_insns()'s, a step of 3 per slot, 4 more
+ */
+#define MULTI_ARG_ROW_INSNS	20
+#define MULTI_ARG_INSNS_MAX	(MULTI_ARG_ROW_INSNS + 3 * MAX_BPF_FUNC_ARGS + 4)
 
 /*
  * multi_arg_types() as instructions into @insn, ctx in r1: r4 = the row of
@@ -871,7 +877,7 @@ static struct bpf_insn *multi_arg_row_insns(struct bpf_insn *insn, int cookie_of
 					    struct bpf_insn **miss)
 {
 	const int fsize = sizeof(struct bpf_tracing_multi_func);
-	struct bpf_insn *loop, *found;
+	struct bpf_insn *skip, *loop;
 
 	/* r0 = the link, r4 = its funcs, r5 = how many, r2 = the IP */
 	*insn++ = BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_1, cookie_off);
@@ -880,9 +886,13 @@ static struct bpf_insn *multi_arg_row_insns(struct bpf_insn *insn, int cookie_of
 	*insn++ = BPF_LDX_MEM(BPF_W, BPF_REG_5, BPF_REG_0,
 			      offsetof(struct bpf_tracing_multi_link, cnt));
 	*insn++ = BPF_LDX_MEM(BPF_DW, BPF_REG_2, BPF_REG_1, -16);
-	/* multi_func_of(): r4 = the last function at or below the IP */
+	/*
+	 * multi_func_of(): r4 = the last function at or below the IP; r5 is
+	 * tested before the loop and at its bottom, so that a step takes one
+	 * jump back
+	 */
+	skip = insn++;
 	loop = insn;
-	found = insn++;
 	*insn++ = BPF_MOV64_REG(BPF_REG_0, BPF_REG_5);
 	*insn++ = BPF_ALU64_IMM(BPF_RSH, BPF_REG_0, 1);
 	*insn++ = BPF_ALU64_REG(BPF_SUB, BPF_REG_5, BPF_REG_0);
@@ -890,20 +900,17 @@ static struct bpf_insn *multi_arg_row_insns(struct bpf_insn *insn, int cookie_of
 	*insn++ = BPF_ALU64_REG(BPF_ADD, BPF_REG_0, BPF_REG_4);
 	*insn++ = BPF_LDX_MEM(BPF_DW, BPF_REG_3, BPF_REG_0,
 			      offsetof(struct bpf_tracing_multi_func, addr));
-	*insn = BPF_JMP_REG(BPF_JGT, BPF_REG_3, BPF_REG_2, 0);
-	multi_arg_jump(insn++, loop);
+	*insn++ = BPF_JMP_REG(BPF_JGT, BPF_REG_3, BPF_REG_2, 1);
 	*insn++ = BPF_MOV64_REG(BPF_REG_4, BPF_REG_0);
-	*insn = BPF_JMP_A(0);
+	*insn = BPF_JMP_IMM(BPF_JGT, BPF_REG_5, 1, 0);
 	multi_arg_jump(insn++, loop);
-	*found = BPF_JMP_IMM(BPF_JLE, BPF_REG_5, 1, 0);
-	multi_arg_jump(found, insn);
+	*skip = BPF_JMP_IMM(BPF_JLE, BPF_REG_5, 1, 0);
+	multi_arg_jump(skip, insn);
 	*insn++ = BPF_LDX_MEM(BPF_DW, BPF_REG_3, BPF_REG_4,
 			      offsetof(struct bpf_tracing_multi_func, addr));
 	miss[0] = insn;
 	*insn++ = BPF_JMP_REG(BPF_JNE, BPF_REG_3, BPF_REG_2, 0);
 	/* r4 = its row, at link->arg_btf_off from it */
-	BUILD_BUG_ON(sizeof(struct bpf_tracing_multi_func) !=
-		     sizeof_field(struct bpf_tracing_multi_link, arg_btf[0]));
 	*insn++ = BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_1, cookie_off);
 	*insn++ = BPF_LDX_MEM(BPF_DW, BPF_REG_3, BPF_REG_0,
 			      offsetof(struct bpf_tracing_multi_link, arg_btf_off));
@@ -972,7 +979,7 @@ int bpf_tracing_multi_arg_inline(struct bpf_insn *insn_buf, int slot, bool load,
 	int off = bpf_jit_tramp_run_ctx_off();
 	struct bpf_insn *insn, *miss[3];
 
-	BUILD_BUG_ON(MULTI_ARG_INSNS_MAX > INSN_BUF_SIZE);
+	BUILD_BUG_ON(MULTI_ARG_INSNS_MAX >= INSN_BUF_SIZE);
 	if (!off)
 		return 0;
 	off += offsetof(struct bpf_tramp_run_ctx, bpf_cookie);
@@ -991,6 +998,9 @@ int bpf_tracing_multi_arg_inline(struct bpf_insn *insn_buf, int slot, bool load,
 		multi_arg_jump(miss[2], insn);
 		*insn++ = BPF_MOV64_IMM(BPF_REG_0, 0);
 	}
+	/* the count above is wrong: the call stays */
+	if (WARN_ON_ONCE(insn - insn_buf > MULTI_ARG_INSNS_MAX))
+		return 0;
 	return insn - insn_buf;
 }
 

@@ -145,7 +145,7 @@ struct bpf_tracing_multi_link {
 	 * and funcs[] entries are the same size); 0 without arg_btf. For the
 	 * verifier's inlined typed-argument calls.
 	 */
-	unsigned long arg_btf_off;
+	u64 arg_btf_off;
 	/*
 	 * freed after an RCU-tasks-trace grace period too: see
 	 * multi_reroute_skip_published() in trampoline_multi.c
