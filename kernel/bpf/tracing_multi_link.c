@@ -36,7 +36,6 @@
 #include <linux/sort.h>
 #include <linux/stringhash.h>
 #include <linux/uaccess.h>
-#include <linux/unroll.h>
 #include <linux/vmalloc.h>
 
 #include "trampoline.h"
@@ -759,38 +758,35 @@ static __always_inline const u32 *multi_arg_types(void *ctx)
 	return i >= 0 ? link->arg_btf[i] : NULL;
 }
 
-/* multi_arg_first() at slot @n: UNROLL() puts the steps one after another. */
-#define MULTI_ARG_FIRST_STEP(n, types, btf_id)	\
-	do {					\
-		if ((types)[n] == (btf_id))	\
-			return n;		\
-	} while (0);
-
 /*
  * The first argument slot that @types gives @btf_id, or -ENOENT (@types
  * NULL too). The slots past the function's own are 0 in them
  * (bpf_arg_btf_slots() counts slots as the trampolines save them), and
  * @btf_id is that of a struct or union (the verifier checked): the search
  * needs no slot count, and a slot it finds is one the trampoline saved.
- * Unrolled: GCC keeps the loop, whose own steps cost as much as its
- * compares.
+ * Where the JIT says where the run context is, the verifier inlines the
+ * same search (multi_arg_first_insns()) and this runs only for the others.
  */
-static __always_inline int multi_arg_first(const u32 *types, u32 btf_id)
+static int multi_arg_first(const u32 *types, u32 btf_id)
 {
+	int i;
+
 	if (!types)
 		return -ENOENT;
-	UNROLL(MAX_BPF_FUNC_ARGS, MULTI_ARG_FIRST_STEP, types, btf_id)
+	for (i = 0; i < MAX_BPF_FUNC_ARGS; i++)
+		if (types[i] == btf_id)
+			return i;
 	return -ENOENT;
 }
-
-#undef MULTI_ARG_FIRST_STEP
 
 /*
  * The bodies of the typed-argument kfuncs, which tracing_args.c registers.
  * The verifier answers an ordinary program's calls from its one target's
  * prototype, so these run only for multi programs: the function's table of
  * argument types is found by the traced IP, as bpf_get_attach_cookie()
- * finds a cookie, once per call.
+ * finds a cookie, once per call. Where the JIT says where the run context
+ * is, the verifier inlines them (bpf_tracing_multi_arg_inline()); then
+ * only bpf_arg_btf() at a slot that varies comes here.
  */
 __bpf_kfunc_start_defs();
 
@@ -923,10 +919,10 @@ static struct bpf_insn *multi_arg_row_insns(struct bpf_insn *insn, int cookie_of
 /*
  * multi_arg_first() as instructions into @insn, the row in r4: r0 = the
  * slot (@load false; -ENOENT if none) or the argument there (@load; 0 if
- * none). A step per slot, unrolled as multi_arg_first() is, sets r0 to the
- * slot or its offset in ctx, then compares; the row is 0 past the
- * function's own slots, and @btf_id is not 0. The jumps in @miss go to
- * where there is none. Return: past the last instruction.
+ * none). A step per slot, unrolled, sets r0 to the slot or its offset
+ * in ctx, then compares; the row is 0 past the function's own slots, and
+ * @btf_id is not 0. The jumps in @miss go to where there is none.
+ * Return: past the last instruction.
  */
 static struct bpf_insn *multi_arg_first_insns(struct bpf_insn *insn, bool load, u32 btf_id,
 					      struct bpf_insn **miss)
