@@ -7,6 +7,7 @@
 #   make stress [ARCH=...] [ROUNDS=n]  attach/detach stress loop in QEMU
 #   make canary [ARCH=...]   does the emulator run cross-modified code right?
 #   make regress [ARCH=...] [SUITES=...]  the kernel's own suites, base vs patched
+#   make kallsyms-test [ARCH=...]  the kernel's kallsyms selftest in QEMU
 #   make series              the series as format-patch files in build/series
 #   make series-check        build every patch of the series (x86-64)
 #   make tree | refresh | status | kernel | selftests
@@ -15,10 +16,10 @@ ARCH ?= all
 ARCHES := $(if $(filter all,$(ARCH)),x86_64 arm64,$(ARCH))
 H := harness
 
-.PHONY: all run check bench stress canary regress tree refresh status kernel selftests series series-check clean help
+.PHONY: all run check bench stress canary regress kallsyms-test tree refresh status kernel selftests series series-check clean help
 all: help
 help:
-	@sed -n '2,13p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,14p' Makefile | sed 's/^# \{0,1\}//'
 
 tree:
 	@$(H)/tree.sh
@@ -40,6 +41,8 @@ stress:
 	@set -e; for a in $(if $(filter all,$(ARCH)),x86_64,$(ARCH)); do $(H)/stress.sh $$a; done
 regress:
 	@rc=0; for a in $(ARCHES); do $(H)/regress.sh $$a || rc=1; done; exit $$rc
+kallsyms-test:
+	@set -e; for a in $(ARCHES); do $(H)/kallsyms-test.sh $$a; done
 canary:
 	@set -e; for a in $(ARCHES); do $(H)/canary.sh $$a; done
 series:

@@ -206,10 +206,11 @@ static const struct bpf_link_ops bpf_tracing_multi_link_lops = {
 };
 
 /*
- * Many vmlinux functions looked up by name with one walk of kallsyms, as
- * ftrace_lookup_symbols() does for kprobe.multi, instead of two searches
- * of the names per function (its address, and whether another function
- * has its name): each search skips up to 255 compressed names.
+ * Many vmlinux functions looked up by name with one walk of the kernel
+ * text's symbols (multi_syms_walk()), as ftrace_lookup_symbols() does for
+ * kprobe.multi with all of kallsyms, instead of two searches of the names
+ * per function (its address, and whether another function has its name):
+ * each search skips up to 255 compressed names.
  */
 #define MULTI_SYMS_BATCH	1024
 
@@ -277,9 +278,11 @@ static void multi_sym_count(struct multi_sym *sym, unsigned long addr)
 }
 
 /*
- * kallsyms_on_each_symbol() goes by address: a function's rank in the walk
- * is its place in the link's functions sorted by address, and the next
- * symbol's address ends it, as kallsyms_lookup_size_offset() would say.
+ * The walk goes by address: a function's rank in it is its place in the
+ * link's functions sorted by address, and the next symbol's address ends
+ * it, as kallsyms_lookup_size_offset() would say (the last of a walked
+ * range has no next symbol: multi_link_ftrace_loc() asks ftrace_location()
+ * then).
  */
 static int multi_syms_count(void *data, const char *name, unsigned long addr)
 {
@@ -321,6 +324,32 @@ static bool multi_sym_one(struct multi_sym *sym, struct btf *btf, u32 id)
 	return true;
 }
 
+/* The symbols of [@start, @end): its last one found has no end (see above). */
+static void multi_syms_walk_range(struct multi_syms *ms, unsigned long start, unsigned long end)
+{
+	kallsyms_on_each_symbol_range(multi_syms_count, ms, start, end);
+	ms->open = NULL;
+}
+
+/*
+ * Walk the symbols of the kernel's text, where core_kernel_text() looks: its
+ * data symbols are neither expanded nor hashed. Init text counts until it
+ * is freed, walked in its turn by address (after the text on x86-64 and
+ * arm64), so that ranks stay in address order.
+ */
+static void multi_syms_walk(struct multi_syms *ms)
+{
+	unsigned long text = (unsigned long)_stext, etext = (unsigned long)_etext;
+	unsigned long init = (unsigned long)_sinittext, einit = (unsigned long)_einittext;
+	bool with_init = system_state < SYSTEM_FREEING_INITMEM;
+
+	if (with_init && init < text)
+		multi_syms_walk_range(ms, init, einit);
+	multi_syms_walk_range(ms, text, etext);
+	if (with_init && init >= text)
+		multi_syms_walk_range(ms, init, einit);
+}
+
 static void multi_syms_free(struct multi_syms *ms)
 {
 	kvfree(ms->syms);
@@ -359,7 +388,7 @@ static void multi_syms_lookup(struct multi_syms *ms, struct btf *btf, const u32 
 		if (t && btf_type_is_func(t))
 			ms->of[i] = multi_syms_add(ms, btf_name_by_offset(btf, t->name_off));
 	}
-	kallsyms_on_each_symbol(multi_syms_count, ms);
+	multi_syms_walk(ms);
 }
 
 /*

@@ -201,6 +201,36 @@ static int btf_func_id(const struct func_id *funcs, size_t cnt, const char *name
 }
 
 /**
+ * tracing_multi_ambiguous_id - a function a multi link must refuse by name
+ *
+ * Return: the BTF id of a vmlinux function whose name kallsyms has more
+ * than once among its text symbols (static functions of the same name), or
+ * 0 if there is none.
+ */
+__u32 tracing_multi_ambiguous_id(void)
+{
+	struct btf *btf = NULL;
+	size_t i, n = 0;
+	char **names;
+	__u32 id = 0;
+	int fid;
+
+	names = tracing_multi_kallsyms_text(&n);
+	if (names)
+		btf = btf__load_vmlinux_btf();
+	for (i = 1; !id && btf && i < n; i++) {
+		if (strcmp(names[i], names[i - 1]))
+			continue;
+		fid = btf__find_by_name_kind(btf, names[i], BTF_KIND_FUNC);
+		if (fid > 0)
+			id = fid;
+	}
+	btf__free(btf);
+	tracing_multi_free_names(names, n);
+	return id;
+}
+
+/**
  * tracing_multi_all_funcs - every function fentry.multi can take
  * @pnames: set to their names (sorted, unique, vmlinux)
  * @pids: set to their BTF ids

@@ -16,6 +16,7 @@ size_t tracing_multi_drop_refused(struct bpf_program *prog, __u32 *ids, char **n
 int tracing_multi_drop_all_refused(struct bpf_program *prog, __u32 *ids, char **names,
 				   size_t *pcnt);
 char **tracing_multi_kallsyms_text(size_t *pcnt);
+__u32 tracing_multi_ambiguous_id(void);
 void tracing_multi_free_names(char **names, size_t n);
 void tracing_multi_mark(const char *fmt, ...);
 void tracing_multi_settle(void);

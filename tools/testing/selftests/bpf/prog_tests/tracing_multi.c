@@ -305,32 +305,6 @@ out:
 	tracing_multi__destroy(skel);
 }
 
-/* The BTF id of a traceable vmlinux function whose name kallsyms has more
- * than once (static functions of the same name), or 0 if there is none.
- */
-static __u32 ambiguous_func_id(void)
-{
-	struct btf *btf = NULL;
-	size_t i, n = 0;
-	char **names;
-	__u32 id = 0;
-	int fid;
-
-	names = tracing_multi_kallsyms_text(&n);
-	if (names)
-		btf = btf__load_vmlinux_btf();
-	for (i = 1; !id && btf && i < n; i++) {
-		if (strcmp(names[i], names[i - 1]))
-			continue;
-		fid = btf__find_by_name_kind(btf, names[i], BTF_KIND_FUNC);
-		if (fid > 0)
-			id = fid;
-	}
-	btf__free(btf);
-	tracing_multi_free_names(names, n);
-	return id;
-}
-
 /* A tracing program "return 0" of @type, loaded for @btf_id (0: none). */
 static int load_trivial(enum bpf_attach_type type, __u32 btf_id)
 {
@@ -382,7 +356,7 @@ static void test_errors(void)
 	ASSERT_EQ(fd, -EINVAL, "not a function");
 
 	/* a name kallsyms has twice: which function would it be? */
-	ids[0] = ambiguous_func_id();
+	ids[0] = tracing_multi_ambiguous_id();
 	if (ids[0] > 0) {
 		lopts.tracing_multi.cnt = 1;
 		fd = bpf_link_create(prog_fd, 0, BPF_TRACE_FENTRY_MULTI, &lopts);

@@ -78,6 +78,19 @@ void serial_test_tracing_multi_attach_all(void)
 	if (!libbpf_get_error(link))
 		bpf_link__destroy(link);
 	ASSERT_EQ(all_hits_during_syscalls(skel), 0, "hits after a refused attach");
+
+	/* A name kallsyms has twice among many: the walk of the kernel
+	 * text's symbols finds both functions, so neither is taken.
+	 */
+	dup[cnt] = tracing_multi_ambiguous_id();
+	if (dup[cnt]) {
+		link = bpf_program__attach_tracing_multi(skel->progs.all_fentry, NULL, &opts);
+		ASSERT_EQ(libbpf_get_error(link), -EINVAL, "an ambiguous name");
+		if (!libbpf_get_error(link))
+			bpf_link__destroy(link);
+	} else {
+		printf("%s: no ambiguous function name in this kernel\n", __func__);
+	}
 	free(dup);
 out:
 	tracing_multi_bench__destroy(skel);
