@@ -334,20 +334,15 @@ static void multi_syms_walk_range(struct multi_syms *ms, unsigned long start, un
 /*
  * Walk the symbols of the kernel's text, where core_kernel_text() looks: its
  * data symbols are neither expanded nor hashed. Init text counts until it
- * is freed, walked in its turn by address (after the text on x86-64 and
- * arm64), so that ranks stay in address order.
+ * is freed. Ranks out of address order would only cost the sort at the end
+ * of multi_link_resolve().
  */
 static void multi_syms_walk(struct multi_syms *ms)
 {
-	unsigned long text = (unsigned long)_stext, etext = (unsigned long)_etext;
-	unsigned long init = (unsigned long)_sinittext, einit = (unsigned long)_einittext;
-	bool with_init = system_state < SYSTEM_FREEING_INITMEM;
-
-	if (with_init && init < text)
-		multi_syms_walk_range(ms, init, einit);
-	multi_syms_walk_range(ms, text, etext);
-	if (with_init && init >= text)
-		multi_syms_walk_range(ms, init, einit);
+	multi_syms_walk_range(ms, (unsigned long)_stext, (unsigned long)_etext);
+	if (system_state < SYSTEM_FREEING_INITMEM)
+		multi_syms_walk_range(ms, (unsigned long)_sinittext,
+				      (unsigned long)_einittext);
 }
 
 static void multi_syms_free(struct multi_syms *ms)
