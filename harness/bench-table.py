@@ -55,12 +55,15 @@ for path in logs:
                 continue
             m = re.match(r"BENCH tracing_multi_attach phases: attach ([\d.]+) ms \(resolve ([\d.]+), "
                          r"route ([\d.]+), ftrace ([\d.]+)\); detach ([\d.]+) ms \(route ([\d.]+), "
-                         r"ftrace ([\d.]+), wait ([\d.]+)\)", line)
+                         r"ftrace ([\d.]+), wait ([\d.]+)\)"
+                         r"(?:; release work ([\d.]+) ms \(wait ([\d.]+)\))?", line)
             if m:
                 put_groups(d, m, ("by phase: attach (ms)", "  resolve (ms)", "  route (ms)",
                                   "  ftrace update (ms)", "by phase: detach (ms)",
                                   "  detach route (ms)", "  detach ftrace update (ms)",
-                                  "  detach wait for a grace period (ms)"))
+                                  "  detach wait for a grace period (ms)",
+                                  "  then the release work (ms)",
+                                  "  its wait for grace periods (ms)"))
                 if float(m.group(4)) and float(m.group(7)):
                     put(d, "  attach/its ftrace update", float(m.group(1)) / float(m.group(4)))
                     put(d, "  detach/its ftrace update", float(m.group(5)) / float(m.group(7)))

@@ -10,16 +10,19 @@
  *   functions by one walk of kallsyms, as kprobe.multi does) and each
  *   given its struct bpf_trampoline; bpf_tramp_multi_link_attach() then
  *   routes them (trampoline_multi.c);
- * - release, fdinfo and link info;
+ * - release (a work item waits for the calls in flight, not the task
+ *   closing the link), fdinfo and link info;
  * - what a program reads about the function it runs for: its cookie and
  *   its arguments' types, found by the traced IP in link->funcs, which is
  *   sorted by address.
  *
  * Nothing here takes tramp_multi_mutex itself. What the helpers and the
  * inlined calls read (funcs[].addr, cookies, arg_btf, arg_btf_off) is set
- * before the link is attached and stays until it is freed: after an RCU
- * grace period, and an RCU-tasks-trace one for a sleepable program
- * (bpf_link_free(), or free_trace after a failed attach).
+ * before the link is attached and stays until it is freed: once the
+ * release work has waited for the calls in flight (multi_release_workfn())
+ * and bpf_link_free()'s RCU grace period has passed, after an
+ * RCU-tasks-trace grace period that follows both for a sleepable program
+ * (free_trace); after a failed attach, as bpf_link_free() frees a link.
  */
 #include <linux/bpf.h>
 #include <linux/bpf_verifier.h>
@@ -92,15 +95,6 @@ static void multi_link_put_trampolines(struct bpf_tracing_multi_link *link)
 	}
 }
 
-static void bpf_tracing_multi_link_release(struct bpf_link *l)
-{
-	struct bpf_tracing_multi_link *link =
-		container_of(l, struct bpf_tracing_multi_link, link.link);
-
-	bpf_tramp_multi_link_detach(link);
-	multi_link_put_trampolines(link);
-}
-
 static void multi_link_free(struct bpf_tracing_multi_link *link)
 {
 	kvfree(link->funcs);
@@ -116,16 +110,76 @@ static void multi_link_free_trace(struct rcu_head *rcu)
 	multi_link_free(container_of(rcu, struct bpf_tracing_multi_link, link.link.rcu));
 }
 
-/* Runs after an RCU grace period (programs may read funcs[] until then). */
-static void bpf_tracing_multi_link_dealloc(struct bpf_link *l)
+/* Drop a holder of the link's memory (link->free_refs): the last frees it. */
+static void multi_link_put(struct bpf_tracing_multi_link *link)
+{
+	if (!refcount_dec_and_test(&link->free_refs))
+		return;
+	if (link->free_trace)
+		call_rcu_tasks_trace(&link->link.link.rcu, multi_link_free_trace);
+	else
+		multi_link_free(link);
+}
+
+/* Released links whose calls in flight multi_release_work waits for. */
+static LLIST_HEAD(multi_release_list);
+
+/*
+ * The rest of the releases queued: once calls in flight can no longer be on
+ * their way to the links' programs (bpf_tramp_multi_wait(), which also
+ * frees what the detaches' reroutes emptied: one wait for all the links
+ * queued before it starts), drop each link's trampolines, the program
+ * reference its release took, and its holder of the link's memory. A
+ * sleepable program may be in the trampoline, preempted on its way into
+ * its RCU-tasks-trace section, until the wait: the memory then goes after
+ * a tasks-trace grace period that starts after it (free_trace).
+ */
+static void multi_release_workfn(struct work_struct *work)
+{
+	struct llist_node *list = llist_del_all(&multi_release_list);
+	struct bpf_tracing_multi_link *link, *tmp;
+
+	if (!list)
+		return;
+	bpf_tramp_multi_wait();
+	llist_for_each_entry_safe(link, tmp, list, release_node) {
+		multi_link_put_trampolines(link);
+		bpf_prog_put(link->link.link.prog);
+		multi_link_put(link);
+	}
+}
+
+static DECLARE_WORK(multi_release_work, multi_release_workfn);
+
+/*
+ * Take the link off its functions: no call enters its program from here.
+ * Calls in flight may still be on their way to it, so the program, the
+ * trampolines and the link's memory (which the program reads) stay until
+ * multi_release_work has waited for them: closing a link waits for no
+ * grace period.
+ */
+static void bpf_tracing_multi_link_release(struct bpf_link *l)
 {
 	struct bpf_tracing_multi_link *link =
 		container_of(l, struct bpf_tracing_multi_link, link.link);
 
-	if (link->free_trace)
-		call_rcu_tasks_trace(&l->rcu, multi_link_free_trace);
-	else
-		multi_link_free(link);
+	bpf_tramp_multi_link_detach(link);
+	bpf_prog_inc(l->prog);
+	link->free_trace = l->prog->sleepable;
+	refcount_inc(&link->free_refs);
+	llist_add(&link->release_node, &multi_release_list);
+	queue_work(system_unbound_wq, &multi_release_work);
+}
+
+/*
+ * Called by bpf_link_free() after an RCU grace period (an RCU-tasks-trace
+ * one too for a sleepable program), or by a failed attach: the link's
+ * memory goes once multi_release_work is done with it too, if it was
+ * released.
+ */
+static void bpf_tracing_multi_link_dealloc(struct bpf_link *l)
+{
+	multi_link_put(container_of(l, struct bpf_tracing_multi_link, link.link));
 }
 
 static void bpf_tracing_multi_link_show_fdinfo(const struct bpf_link *l,
@@ -645,6 +699,7 @@ multi_link_create(const union bpf_attr *attr, struct bpf_prog *prog, u32 **ids, 
 	}
 	bpf_link_init(&link->link.link, BPF_LINK_TYPE_TRACING_MULTI,
 		      &bpf_tracing_multi_link_lops, prog);
+	refcount_set(&link->free_refs, 1);
 	if (bpf_prog_may_read_func_ip(prog))
 		link->link.cookie = (u64)(unsigned long)link;
 	return link;

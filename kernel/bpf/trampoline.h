@@ -122,8 +122,8 @@ struct bpf_tracing_multi_func {
  * functions, trampoline_multi.c routes them. Its fields are set before
  * bpf_tramp_multi_link_attach() and stay until the link is freed, but:
  * funcs[].tr_node (tramp_multi_mutex; tr->mutex too to add),
- * funcs[].tr (put by the link's release or a failed attach) and
- * free_trace (set by a failed attach).
+ * funcs[].tr (put once the link is released, or by a failed attach) and
+ * free_trace (set by a failed attach or the release).
  */
 struct bpf_tracing_multi_link {
 	/* link.cookie is the link itself, where the program may read the
@@ -148,9 +148,14 @@ struct bpf_tracing_multi_link {
 	u64 arg_btf_off;
 	/*
 	 * freed after an RCU-tasks-trace grace period too: see
-	 * multi_reroute_skip_published() in trampoline_multi.c
+	 * multi_reroute_skip_published() in trampoline_multi.c, and the
+	 * release of a sleepable program (tracing_multi_link.c)
 	 */
 	bool free_trace;
+	/* on the list of released links whose calls in flight are waited for */
+	struct llist_node release_node;
+	/* holders of the link's memory: the link, and its release until done */
+	refcount_t free_refs;
 };
 
 struct bpf_trampoline *bpf_trampoline_get_multi(u64 key,

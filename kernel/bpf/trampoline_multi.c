@@ -26,9 +26,11 @@
  * work items (multi_put_workfn(), ftrace_direct_change.release); only an
  * ftrace update that fails once ops are registered waits inside ftrace
  * (a rude and an RCU-tasks grace period). A detach, which lets a program go,
- * waits for one once it has released the mutex (as ftrace_shutdown()
- * would have before), and frees what its reroutes emptied itself:
- * bpf_tramp_multi_wait().
+ * is followed by that wait (as ftrace_shutdown() would have waited), which
+ * frees what its reroutes emptied: bpf_tramp_multi_wait(), once the
+ * mutexes are released: an ordinary program's detach waits itself
+ * (bpf_tramp_multi_unlock()), a multi link's release leaves the wait to a
+ * work item and keeps its program until then (tracing_multi_link.c).
  *
  * Live patches and other IPMODIFY ftrace users: ftrace lets a direct
  * trampoline share a function with one only if the trampoline calls the
@@ -165,8 +167,9 @@ struct multi_reroute {
 	 */
 	bool detaching;
 	/*
-	 * The caller calls bpf_tramp_multi_wait() once it has released the
-	 * mutexes (a detach): what would wait goes to it, not to work items.
+	 * bpf_tramp_multi_wait() follows once the mutexes are released (a
+	 * detach: its link's release work): what would wait goes to it, not
+	 * to work items.
 	 */
 	bool deferring;
 	/* planning: whether an IPMODIFY ops is registered, -1 until asked */
@@ -184,9 +187,9 @@ struct multi_reroute {
 	u32 flagged;
 	/*
 	 * It failed once published, outside an ops_func callback: its
-	 * images wait in multi_deferred_puts, and the holder of
-	 * tramp_multi_mutex calls bpf_tramp_multi_wait() once it has
-	 * released it (a failed attach frees its program once that returns).
+	 * images wait in multi_deferred_puts, and bpf_tramp_multi_wait()
+	 * follows once the holder of tramp_multi_mutex has released it (a
+	 * failed attach frees its program once that returns).
 	 */
 	bool abandoned;
 };
@@ -784,17 +787,17 @@ static DECLARE_WORK(multi_put_work, multi_put_workfn);
 /*
  * What a detach's reroutes leave to bpf_tramp_multi_wait() instead of
  * work items: the ftrace entries and ops (ftrace_direct_change.defer) and
- * the image batches. The detach waits for the same grace periods anyway;
- * a work item asking for a rude one just before it would make the
- * detach's own start HZ / 10 later (the RCU-tasks kthread's pause
- * between grace periods).
+ * the image batches. The detach's release work waits for the same grace
+ * periods anyway; a work item asking for a rude one just before it would
+ * make the release work's start HZ / 10 later (the RCU-tasks kthread's
+ * pause between grace periods).
  */
 static LLIST_HEAD(multi_deferred_dead);
 static LLIST_HEAD(multi_deferred_puts);
 
 /*
  * Queue @b for the work item or, for a reroute @deferring (a detach),
- * for the detach's bpf_tramp_multi_wait().
+ * for the bpf_tramp_multi_wait() that follows the detach.
  */
 static void multi_put_batch_queue(struct multi_put_batch *b, bool deferring)
 {
@@ -976,7 +979,7 @@ static int multi_reroute_alloc(struct multi_reroute *r)
 	/*
 	 * ftrace frees the ops that leave after their grace period, and
 	 * nothing waits for it here, under tramp_multi_mutex: a work item
-	 * does, or, in a detach (whose program may be freed once it returns),
+	 * does, or, in a detach (whose program may go after the wait),
 	 * bpf_tramp_multi_wait() once the mutexes are released (c->defer).
 	 */
 	c->release = multi_ops_free;
@@ -1384,11 +1387,12 @@ static void multi_stale_del(struct bpf_trampoline *tr)
  * fails, one function at a time, so that one that cannot move keeps no
  * other. Tried again later, less and less often, while some remain.
  *
- * @deferring: the caller, a detach, calls bpf_tramp_multi_wait() once it
- * has released the mutex (see struct multi_reroute).
+ * @deferring: the caller, a detach, has bpf_tramp_multi_wait() follow once
+ * it has released the mutex (see struct multi_reroute).
  *
- * Return: whether a reroute was abandoned (multi_reroute_abandon()): the
- * caller waits then, once it has released the mutex.
+ * Return: whether a reroute was abandoned (multi_reroute_abandon()): then
+ * bpf_tramp_multi_wait() must follow once the mutex is released (a
+ * detach has it follow anyway).
  */
 static bool multi_tidy(bool deferring)
 {
@@ -1448,8 +1452,9 @@ static void multi_tidy_workfn(struct work_struct *work)
 /*
  * After jumping over programs: every CPU has synchronized its instruction
  * stream (the jumps are what it fetches). That no task is between a NOP
- * it passed and the end of the program it guards is for the detach's
- * bpf_tramp_multi_wait(), after the mutexes: both callers are detaches.
+ * it passed and the end of the program it guards is for the
+ * bpf_tramp_multi_wait() that follows the detach, after the mutexes: both
+ * callers are detaches.
  */
 static void multi_skip_sync(void)
 {
@@ -1539,8 +1544,8 @@ int bpf_tramp_multi_unlink(struct bpf_trampoline *tr, struct bpf_tramp_link *lin
  * bpf_tramp_multi_wait - wait as ftrace_shutdown() after a detach's reroutes
  *
  * Called after a detach that rerouted functions under tramp_multi_mutex (a
- * multi link's release, an ordinary program's detach beside multi links),
- * with the mutexes released. Returns once no task can be on its way to a
+ * multi link's release work, an ordinary program's detach beside multi
+ * links), with the mutexes released. Returns once no task can be on its way to a
  * program the detach let go, and frees what the reroutes left to it. It
  * takes all that is queued before its waits start, whichever detach
  * queued it: an item is queued only once nothing reaches it, so the grace
@@ -1679,8 +1684,10 @@ static void multi_link_unhold(struct bpf_tracing_multi_link *link)
  * @link: the link being released
  *
  * Does not fail: without memory, the link's programs are jumped over in
- * place. Returns once no task can be on its way to them. The link keeps
- * its references to the trampolines: the caller drops them.
+ * place. Returns once no call can enter them any more; calls in flight
+ * may still be on their way to them until the caller's
+ * bpf_tramp_multi_wait() has returned. The link keeps its references to
+ * the trampolines: the caller drops them after that wait.
  *
  * Context: process context, may sleep; no trampoline mutex held.
  */
@@ -1702,8 +1709,7 @@ void bpf_tramp_multi_link_detach(struct bpf_tracing_multi_link *link)
 	multi_tidy(true);
 	multi_link_unhold(link);
 	mutex_unlock(&tramp_multi_mutex);
-	/* also the wait of the reroutes abandoned (r.abandoned, multi_tidy()) */
-	bpf_tramp_multi_wait();
+	/* the wait that follows (the release's work) is also r.abandoned's and multi_tidy()'s */
 }
 
 /**

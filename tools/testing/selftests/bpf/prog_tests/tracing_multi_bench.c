@@ -34,8 +34,8 @@ static double now(void)
 }
 
 /* As in progs/tracing_multi_bench.c: where bd_ns[] counts */
-enum { BD_LINK, BD_ATTACH, BD_DETACH, BD_FTRACE, BD_WAIT, BD_NR };
-#define BD_PROGS	14
+enum { BD_LINK, BD_ATTACH, BD_DETACH, BD_FTRACE, BD_WAIT, BD_RELEASE, BD_RELEASE_WAIT, BD_NR };
+#define BD_PROGS	16
 
 /* The skeleton, with the programs of attach_phases() (bd_*). */
 static struct tracing_multi_bench *bench_open_phases(void)
@@ -60,14 +60,15 @@ static struct tracing_multi_bench *bench_open_phases(void)
  * (progs/tracing_multi_bench.c, bd_*): the link's attach, of it the
  * routing (bpf_tramp_multi_link_attach()) and of that the ftrace update
  * (ftrace_direct_replace()); the routing of the detach, its ftrace update
- * and its waits for grace periods, which end on timer ticks. What is not
+ * and its waits for grace periods, which end on timer ticks; the link's
+ * release work after the detach (a kworker), and its waits. What is not
  * routing is resolving the ids and checking the functions. Slower than
  * the timed run: the probes run too.
  */
 static void attach_phases(struct tracing_multi_bench *skel, struct bpf_tracing_multi_opts *opts)
 {
 	struct bpf_link *probes[BD_PROGS] = {}, *link;
-	double link_ms, route_ms, ft_ms, det_ms, ft_det_ms, wait_ms;
+	double link_ms, route_ms, ft_ms, det_ms, ft_det_ms, wait_ms, rel_ms, rel_wait_ms;
 	struct bpf_program *prog;
 	__u64 *ns = skel->bss->bd_ns;
 	int i, n = 0;
@@ -94,11 +95,17 @@ static void attach_phases(struct tracing_multi_bench *skel, struct bpf_tracing_m
 	det_ms = ns[BD_DETACH] / 1e6;
 	ft_det_ms = ns[BD_FTRACE] / 1e6 - ft_ms;
 	wait_ms = ns[BD_WAIT] / 1e6;
+	/* the release work's end (its waits end on timer ticks) */
+	for (i = 0; i < 500 && !__atomic_load_n(&ns[BD_RELEASE], __ATOMIC_ACQUIRE); i++)
+		usleep(10000);
+	rel_ms = ns[BD_RELEASE] / 1e6;
+	rel_wait_ms = ns[BD_RELEASE_WAIT] / 1e6;
 	printf("BENCH tracing_multi_attach phases: ");
 	printf("attach %.1f ms (resolve %.1f, route %.1f, ftrace %.1f); ",
 	       link_ms, link_ms - route_ms, route_ms - ft_ms, ft_ms);
-	printf("detach %.1f ms (route %.1f, ftrace %.1f, wait %.1f)\n", det_ms,
+	printf("detach %.1f ms (route %.1f, ftrace %.1f, wait %.1f); ", det_ms,
 	       det_ms - ft_det_ms - wait_ms, ft_det_ms, wait_ms);
+	printf("release work %.1f ms (wait %.1f)\n", rel_ms, rel_wait_ms);
 out:
 	skel->bss->bd_tgid = 0;
 	for (i = 0; i < n; i++)

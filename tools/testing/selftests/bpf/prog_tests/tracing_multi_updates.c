@@ -22,10 +22,16 @@
  * (ftrace_direct_change.release), and the images go after a rude grace
  * period of their own. With CPU 0 spinning as above, a second link on
  * the function of a first one moves the function and leaves the first
- * image's ops behind: it completes meanwhile (a detach still waits: a
- * program may go after it). Both links run afterwards. The first image
- * waits to be freed until CPU 0 stops (<debugfs>/bpf_tramp_images_dying
- * counts it), and is freed then, as is every image put before.
+ * image's ops behind: it completes meanwhile. Both links run afterwards.
+ * The first image waits to be freed until CPU 0 stops
+ * (<debugfs>/bpf_tramp_images_dying counts it), and is freed then, as is
+ * every image put before.
+ *
+ * detach_no_wait: nor does closing a link wait for the grace periods
+ * after which its program may go: a work item of the link does. With CPU
+ * 0 spinning as above, a link that alone holds its program is closed: the
+ * close returns while CPU 0 spins, and the program stays loaded (a call
+ * in flight may still be in it) until CPU 0 stops; then it goes.
  *
  * call_sites: an ordinary program attached to one function of a shared
  * image, and detached, rewrites that function's call site only (twice:
@@ -336,6 +342,89 @@ out:
 	tracing_multi_updates__destroy(skel);
 	if (dying >= 0)
 		ASSERT_EQ(tramp_images_wait_freed(20000), 0, "the images put are freed");
+	pthread_setaffinity_np(pthread_self(), sizeof(cpus), &cpus);
+}
+
+/* Whether the program of id @id is loaded. */
+static bool prog_loaded(__u32 id)
+{
+	int fd = bpf_prog_get_fd_by_id(id);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+static void test_detach_no_wait(void)
+{
+	struct locking_ctx spin = { .cpu = 0 }, detach = { .cpu = 1 };
+	bool spin_started = false, detach_started = false, closed, spun, kept;
+	struct tracing_multi_updates *skel, *owner = NULL;
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	pthread_t spin_tid, detach_tid;
+	long stall = 0;
+	cpu_set_t cpus;
+	int i;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		test__skip();
+		return;
+	}
+	skel = tracing_multi_updates__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+		return;
+	spin.skel = skel;
+	/* see test_no_wait() */
+	if (multi_tidy_hold(true))
+		goto out;
+	if (!ASSERT_OK(pthread_getaffinity_np(pthread_self(), sizeof(cpus), &cpus), "affinity"))
+		goto out;
+	/* the link's program, in an object of its own: the link alone holds it */
+	owner = tracing_multi_updates__open_and_load();
+	if (!ASSERT_OK_PTR(owner, "open_and_load the link's program"))
+		goto out;
+	detach.link = bpf_program__attach_tracing_multi(owner->progs.multi, "bpf_fentry_test2",
+							NULL);
+	if (!ASSERT_OK_PTR(detach.link, "attach fentry.multi on bpf_fentry_test2") ||
+	    !ASSERT_OK(bpf_prog_get_info_by_fd(bpf_program__fd(owner->progs.multi), &info, &len),
+		       "program info"))
+		goto out;
+	tracing_multi_updates__destroy(owner);
+	owner = NULL;
+	if (!ASSERT_TRUE(prog_loaded(info.id), "the link holds its program") ||
+	    !ASSERT_OK(pin_to_cpu(1), "pin to CPU 1"))
+		goto out;
+
+	if (!spin_start(&spin, &spin_tid, &spin_started, &stall))
+		goto out;
+	if (!ASSERT_OK(pthread_create(&detach_tid, NULL, detach_thread, &detach), "detach"))
+		goto out;
+	detach_started = true;
+	/* until it is done or CPU 0 stops; 10 s at most */
+	for (i = 0; i < 1000 && !detached(&detach) && skel->bss->spinning == 1; i++)
+		usleep(10000);
+	closed = detached(&detach);
+	kept = prog_loaded(info.id);
+	spun = skel->bss->spinning == 1;
+	ASSERT_TRUE(closed, "the link closed while CPU 0 spins");
+	ASSERT_TRUE(spun, "CPU 0 still spinning after the close");
+	ASSERT_TRUE(kept, "the program stays until the grace periods");
+out:
+	spin_stop(&spin, spin_tid, spin_started, stall);
+	if (detach_started)
+		pthread_join(detach_tid, NULL);
+	else
+		bpf_link__destroy(detach.link);
+	/* then it goes: 20 s at most */
+	for (i = 0; info.id && i < 1000 && prog_loaded(info.id); i++)
+		usleep(20000);
+	if (info.id)
+		ASSERT_FALSE(prog_loaded(info.id), "the program goes after them");
+	multi_tidy_hold(false);
+	tracing_multi_updates__destroy(owner);
+	tracing_multi_updates__destroy(skel);
 	pthread_setaffinity_np(pthread_self(), sizeof(cpus), &cpus);
 }
 
@@ -905,6 +994,8 @@ void serial_test_tracing_multi_updates(void)
 		test_grace_period(true);
 	if (test__start_subtest("no_wait"))
 		test_no_wait();
+	if (test__start_subtest("detach_no_wait"))
+		test_detach_no_wait();
 	if (test__start_subtest("call_sites"))
 		test_call_sites();
 	if (test__start_subtest("churn"))

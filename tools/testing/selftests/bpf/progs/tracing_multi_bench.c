@@ -38,16 +38,24 @@ int bench_kprobe(void *ctx)
  * process spends in the link's attach (resolving and routing its
  * functions), in the routing of the attach and of the detach, in ftrace's
  * updates within them (a kprobe: ftrace.c is not traceable), and in the
- * grace periods the detach waits for (bpf_tramp_multi_wait(), which the
- * compiler may inline: the RCU functions it calls, inside the detach).
+ * grace periods the detach waits for; and ns the link's release work takes
+ * once the detach has returned (a kworker), and the grace periods it waits
+ * for (bpf_tramp_multi_wait(), which the compiler may inline: the RCU
+ * functions it calls).
  */
-enum { BD_LINK, BD_ATTACH, BD_DETACH, BD_FTRACE, BD_WAIT, BD_NR };
+enum { BD_LINK, BD_ATTACH, BD_DETACH, BD_FTRACE, BD_WAIT, BD_RELEASE, BD_RELEASE_WAIT, BD_NR };
 int bd_tgid;
+__u32 bd_release_pid;	/* the task running the release work, while it does */
 __u64 bd_start[BD_NR], bd_ns[BD_NR];
 
 static __always_inline bool bd_mine(void)
 {
 	return bd_tgid && (bpf_get_current_pid_tgid() >> 32) == bd_tgid;
+}
+
+static __always_inline bool bd_releasing(void)
+{
+	return bd_release_pid && bd_release_pid == (__u32)bpf_get_current_pid_tgid();
 }
 
 static __always_inline int bd_enter(int i)
@@ -66,9 +74,16 @@ static __always_inline int bd_exit(int i)
 	return 0;
 }
 
-/* A grace period's wait, within a detach */
+/* A grace period's wait, within a detach or the release work */
 static __always_inline int bd_wait(bool in)
 {
+	if (bd_releasing()) {
+		if (in)
+			bd_start[BD_RELEASE_WAIT] = bpf_ktime_get_ns();
+		else if (bd_start[BD_RELEASE_WAIT])
+			bd_ns[BD_RELEASE_WAIT] += bpf_ktime_get_ns() - bd_start[BD_RELEASE_WAIT];
+		return 0;
+	}
 	if (!bd_start[BD_DETACH])
 		return 0;
 	return in ? bd_enter(BD_WAIT) : bd_exit(BD_WAIT);
@@ -92,6 +107,28 @@ BD_PAIR(attach, "fentry", "fexit", "bpf_tramp_multi_link_attach", BD_ATTACH)
 BD_PAIR(detach, "fentry", "fexit", "bpf_tramp_multi_link_detach", BD_DETACH)
 BD_PAIR(ftrace, "kprobe", "kretprobe", "ftrace_direct_replace", BD_FTRACE)
 BD_PAIR(ftrace_nolock, "kprobe", "kretprobe", "ftrace_direct_replace_nolock", BD_FTRACE)
+
+/* The link's release work, in a kworker: while this process times its phases */
+SEC("?fentry/multi_release_workfn")
+int bd_release_in(void *ctx)
+{
+	if (bd_tgid) {
+		bd_release_pid = (__u32)bpf_get_current_pid_tgid();
+		bd_start[BD_RELEASE] = bpf_ktime_get_ns();
+	}
+	return 0;
+}
+
+SEC("?fexit/multi_release_workfn")
+int bd_release_out(void *ctx)
+{
+	if (bd_releasing() && bd_start[BD_RELEASE]) {
+		bd_ns[BD_RELEASE] += bpf_ktime_get_ns() - bd_start[BD_RELEASE];
+		bd_start[BD_RELEASE] = 0;
+		bd_release_pid = 0;
+	}
+	return 0;
+}
 
 /* Programs at entry and at exit of @fn counting its waits into bd_ns[BD_WAIT] */
 #define BD_WAIT_PAIR(name, fn)			\
