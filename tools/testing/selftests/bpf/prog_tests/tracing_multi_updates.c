@@ -151,6 +151,32 @@ static void spin_stop(struct locking_ctx *spin, pthread_t tid, bool started, lon
 	}
 }
 
+/*
+ * The start of a test with CPU 0 spinning: its skeleton, with this
+ * thread's CPUs in @cpus, and the tidy pass of functions that earlier
+ * tests left stale (a detach that jumped over its programs) held, so that
+ * none runs beside the test's link operations while CPU 0 spins. NULL if
+ * the test cannot run (skipped with one CPU).
+ */
+static struct tracing_multi_updates *spin_test_open(cpu_set_t *cpus)
+{
+	struct tracing_multi_updates *skel;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		test__skip();
+		return NULL;
+	}
+	skel = tracing_multi_updates__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+		return NULL;
+	if (!ASSERT_OK(pthread_getaffinity_np(pthread_self(), sizeof(*cpus), cpus), "affinity") ||
+	    multi_tidy_hold(true)) {
+		tracing_multi_updates__destroy(skel);
+		return NULL;
+	}
+	return skel;
+}
+
 static void *detach_thread(void *arg)
 {
 	struct locking_ctx *c = arg;
@@ -172,21 +198,11 @@ static void test_grace_period(bool beside)
 	pthread_t spin_tid, detach_tid;
 	cpu_set_t cpus;
 
-	CPU_ZERO(&cpus);
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
-		test__skip();
-		return;
-	}
-	skel = tracing_multi_updates__open_and_load();
-	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+	skel = spin_test_open(&cpus);
+	if (!skel)
 		return;
 	spin.skel = skel;
 	detach.skel = skel;
-	/* see test_no_wait() */
-	if (multi_tidy_hold(true))
-		goto out;
-	if (!ASSERT_OK(pthread_getaffinity_np(pthread_self(), sizeof(cpus), &cpus), "affinity"))
-		goto out;
 	if (beside) {
 		first = bpf_program__attach_tracing_multi(skel->progs.multi, "bpf_fentry_test1",
 							  NULL);
@@ -272,25 +288,11 @@ static void test_no_wait(void)
 	pthread_t spin_tid, move_tid;
 	cpu_set_t cpus;
 
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
-		test__skip();
-		return;
-	}
-	skel = tracing_multi_updates__open_and_load();
-	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+	skel = spin_test_open(&cpus);
+	if (!skel)
 		return;
 	spin.skel = skel;
 	move.skel = skel;
-	/*
-	 * Not the tidy pass of functions that earlier tests left stale (a
-	 * detach that jumped over its programs): it reroutes them as a detach
-	 * does, waiting for RCU-tasks under tramp_multi_mutex, which CPU 0's
-	 * spin holds up, and an attach meanwhile waits for the mutex.
-	 */
-	if (multi_tidy_hold(true))
-		goto out;
-	if (!ASSERT_OK(pthread_getaffinity_np(pthread_self(), sizeof(cpus), &cpus), "affinity"))
-		goto out;
 	/* the images earlier tests put are freed: the count starts at 0 */
 	if (!ASSERT_EQ(tramp_images_wait_freed(20000), 0, "images put before are freed"))
 		goto out;
@@ -368,19 +370,10 @@ static void test_detach_no_wait(void)
 	cpu_set_t cpus;
 	int i;
 
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
-		test__skip();
-		return;
-	}
-	skel = tracing_multi_updates__open_and_load();
-	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+	skel = spin_test_open(&cpus);
+	if (!skel)
 		return;
 	spin.skel = skel;
-	/* see test_no_wait() */
-	if (multi_tidy_hold(true))
-		goto out;
-	if (!ASSERT_OK(pthread_getaffinity_np(pthread_self(), sizeof(cpus), &cpus), "affinity"))
-		goto out;
 	/* the link's program, in an object of its own: the link alone holds it */
 	owner = tracing_multi_updates__open_and_load();
 	if (!ASSERT_OK_PTR(owner, "open_and_load the link's program"))
