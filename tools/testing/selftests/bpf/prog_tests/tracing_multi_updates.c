@@ -75,6 +75,8 @@ struct locking_ctx {
 	struct bpf_link *link;
 	int cpu;
 	bool done;	/* __atomic: another thread reads it */
+	pthread_t tid;	/* detach_start()'s thread, if started */
+	bool started;
 };
 
 static int pin_to_cpu(int cpu)
@@ -187,15 +189,31 @@ static void *detach_thread(void *arg)
 	return NULL;
 }
 
+/* Close @c->link on CPU @c->cpu, in a thread of its own. */
+static bool detach_start(struct locking_ctx *c)
+{
+	c->started = !pthread_create(&c->tid, NULL, detach_thread, c);
+	return ASSERT_TRUE(c->started, "detach thread");
+}
+
+/* Wait for detach_start()'s thread, or close @c->link if it was not started. */
+static void detach_end(struct locking_ctx *c)
+{
+	if (c->started)
+		pthread_join(c->tid, NULL);
+	else
+		bpf_link__destroy(c->link);
+}
+
 static void test_grace_period(bool beside)
 {
 	struct locking_ctx spin = { .cpu = 0 }, detach = { .cpu = 1 };
 	struct bpf_link *multi = NULL, *ordinary = NULL, *first = NULL;
-	bool spin_started = false, detach_started = false;
+	bool spin_started = false;
 	long stall = 0;
 	bool detached_before_multi, detached_before_ordinary, spun;
 	struct tracing_multi_updates *skel;
-	pthread_t spin_tid, detach_tid;
+	pthread_t spin_tid;
 	cpu_set_t cpus;
 
 	skel = spin_test_open(&cpus);
@@ -219,9 +237,8 @@ static void test_grace_period(bool beside)
 	if (!spin_start(&spin, &spin_tid, &spin_started, &stall))
 		goto out;
 
-	if (!ASSERT_OK(pthread_create(&detach_tid, NULL, detach_thread, &detach), "detach"))
+	if (!detach_start(&detach))
 		goto out;
-	detach_started = true;
 	usleep(300000);
 	/* the detach waits for CPU 0 */
 	if (!ASSERT_FALSE(detached(&detach), "detach waits for its grace period"))
@@ -240,10 +257,7 @@ static void test_grace_period(bool beside)
 	ASSERT_TRUE(spun, "CPU 0 still spinning after the attaches");
 out:
 	spin_stop(&spin, spin_tid, spin_started, stall);
-	if (detach_started)
-		pthread_join(detach_tid, NULL);
-	else
-		bpf_link__destroy(detach.link);
+	detach_end(&detach);
 	multi_tidy_hold(false);
 	bpf_link__destroy(multi);
 	bpf_link__destroy(ordinary);
@@ -361,11 +375,11 @@ static bool prog_loaded(__u32 id)
 static void test_detach_no_wait(void)
 {
 	struct locking_ctx spin = { .cpu = 0 }, detach = { .cpu = 1 };
-	bool spin_started = false, detach_started = false, closed, spun, kept;
+	bool spin_started = false, closed, spun, kept;
 	struct tracing_multi_updates *skel, *owner = NULL;
 	struct bpf_prog_info info = {};
 	__u32 len = sizeof(info);
-	pthread_t spin_tid, detach_tid;
+	pthread_t spin_tid;
 	long stall = 0;
 	cpu_set_t cpus;
 	int i;
@@ -392,9 +406,8 @@ static void test_detach_no_wait(void)
 
 	if (!spin_start(&spin, &spin_tid, &spin_started, &stall))
 		goto out;
-	if (!ASSERT_OK(pthread_create(&detach_tid, NULL, detach_thread, &detach), "detach"))
+	if (!detach_start(&detach))
 		goto out;
-	detach_started = true;
 	/* until it is done or CPU 0 stops; 10 s at most */
 	for (i = 0; i < 1000 && !detached(&detach) && skel->bss->spinning == 1; i++)
 		usleep(10000);
@@ -406,10 +419,7 @@ static void test_detach_no_wait(void)
 	ASSERT_TRUE(kept, "the program stays until the grace periods");
 out:
 	spin_stop(&spin, spin_tid, spin_started, stall);
-	if (detach_started)
-		pthread_join(detach_tid, NULL);
-	else
-		bpf_link__destroy(detach.link);
+	detach_end(&detach);
 	/* then it goes: 20 s at most */
 	for (i = 0; info.id && i < 1000 && prog_loaded(info.id); i++)
 		usleep(20000);
