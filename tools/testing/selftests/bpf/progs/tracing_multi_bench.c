@@ -78,10 +78,12 @@ static __always_inline int bd_exit(int i)
 static __always_inline int bd_wait(bool in)
 {
 	if (bd_releasing()) {
-		if (in)
+		if (in) {
 			bd_start[BD_RELEASE_WAIT] = bpf_ktime_get_ns();
-		else if (bd_start[BD_RELEASE_WAIT])
+		} else if (bd_start[BD_RELEASE_WAIT]) {
 			bd_ns[BD_RELEASE_WAIT] += bpf_ktime_get_ns() - bd_start[BD_RELEASE_WAIT];
+			bd_start[BD_RELEASE_WAIT] = 0;
+		}
 		return 0;
 	}
 	if (!bd_start[BD_DETACH])
