@@ -452,7 +452,7 @@ static struct bpf_trampoline *multi_tr_known(u64 key, unsigned long *loc)
 	struct bpf_trampoline *tr = bpf_trampoline_find(key);
 	struct bpf_tramp_multi *multi;
 
-	/* acquire: pairs with the release in bpf_tramp_multi_alloc() */
+	/* acquire: pairs with the release in bpf_tramp_multi_init() */
 	multi = tr ? smp_load_acquire(&tr->multi) : NULL;
 	/* acquire: then func.addr, set before (multi_link_add()) */
 	*loc = multi ? smp_load_acquire(&multi->ftrace_loc) : 0;

@@ -14,9 +14,10 @@ bool bpf_tramp_dying_skip_link(const struct bpf_tramp_link *link);
 /*
  * What multi links keep of a function, beside its trampoline (tr->multi):
  * allocated when a multi link first resolves the function
- * (bpf_trampoline_get_multi()) and freed with the trampoline, so that an
- * ordinary trampoline carries one pointer of it. Locks: tramp_multi_mutex,
- * and as each field says.
+ * (bpf_trampoline_get_multi()), with the trampoline if the link creates
+ * that, and freed with the trampoline, so that an ordinary trampoline
+ * carries one pointer of it. Locks: tramp_multi_mutex, and as each field
+ * says.
  */
 struct bpf_tramp_multi {
 	struct bpf_trampoline *tr;		/* set once */

@@ -202,6 +202,8 @@ static LIST_HEAD(tramp_shared_list);
 static DEFINE_HASHTABLE(tramp_shared_hash, 10);
 /* The id of the last shared image created. */
 static u64 tramp_shared_id;
+/* multi_plan_one()'s: a function's links (not zeroed on the stack per function) */
+static struct bpf_tracing_multi_link *plan_links[BPF_MAX_TRAMP_LINKS];
 /* Functions with multi links and their own image, for debugfs. */
 static LIST_HEAD(tramp_own_list);
 
@@ -289,7 +291,9 @@ static u32 multi_tr_links(struct bpf_trampoline *tr, struct bpf_tracing_multi_li
 
 	hlist_for_each_entry(f, &tr->multi->links, tr_node)
 		links[n++] = f->link;
-	sort(links, n, sizeof(*links), multi_cmp_ptr, NULL);
+	/* not for each function of a whole-kernel link: sort() may be traced */
+	if (n > 1)
+		sort(links, n, sizeof(*links), multi_cmp_ptr, NULL);
 	return n;
 }
 
@@ -644,7 +648,7 @@ out_im:
 static int multi_plan_one(struct multi_reroute *r, struct multi_plan *p,
 			  struct bpf_tramp_shared **last)
 {
-	struct bpf_tracing_multi_link *links[BPF_MAX_TRAMP_LINKS];
+	struct bpf_tracing_multi_link **links = plan_links;
 	struct bpf_trampoline *tr = p->tr;
 	struct btf_func_model sm;
 	struct bpf_tramp_shared *s;
