@@ -270,7 +270,7 @@ static const struct bpf_link_ops bpf_tracing_multi_link_lops = {
 
 struct multi_sym {
 	const char *name;
-	u32 hash;		/* of name, compared first: a bucket's other names stay unread */
+	u64 hashlen;		/* of name, compared first: a bucket's other names stay unread */
 	unsigned long addr;	/* of the first function of that name */
 	unsigned long end;	/* the next symbol's address, 0 if not known */
 	u32 cnt;		/* functions of that name */
@@ -293,19 +293,27 @@ struct multi_syms {
 	struct multi_sym *open;	/* the last found, until the next symbol ends it */
 };
 
-/* a word at a time, and no strlen() first: the walk hashes every symbol */
-static u32 multi_sym_hash(const char *name)
+/*
+ * Hash and length, a word at a time, and no strlen() first: the walk hashes
+ * every symbol; with the length, a name that matches compares by memcmp().
+ */
+static u64 multi_sym_hashlen(const char *name)
 {
-	return hashlen_hash(hashlen_string(NULL, name));
+	return hashlen_string(NULL, name);
 }
 
-/* The index in ms->syms of @name, whose multi_sym_hash() is @hash, or U32_MAX. */
-static u32 multi_syms_find(const struct multi_syms *ms, const char *name, u32 hash)
+static struct hlist_head *multi_syms_bucket(const struct multi_syms *ms, u64 hashlen)
+{
+	return &ms->buckets[hash_32(hashlen_hash(hashlen), ms->bits)];
+}
+
+/* The index in ms->syms of @name, whose multi_sym_hashlen() is @hashlen, or U32_MAX. */
+static u32 multi_syms_find(const struct multi_syms *ms, const char *name, u64 hashlen)
 {
 	struct multi_sym *sym;
 
-	hlist_for_each_entry(sym, &ms->buckets[hash_32(hash, ms->bits)], node)
-		if (sym->hash == hash && !strcmp(sym->name, name))
+	hlist_for_each_entry(sym, multi_syms_bucket(ms, hashlen), node)
+		if (sym->hashlen == hashlen && !memcmp(sym->name, name, hashlen_len(hashlen)))
 			return sym - ms->syms;
 	return U32_MAX;
 }
@@ -313,13 +321,13 @@ static u32 multi_syms_find(const struct multi_syms *ms, const char *name, u32 ha
 /* Add @name to ms->syms unless it is there; its index. */
 static u32 multi_syms_add(struct multi_syms *ms, const char *name)
 {
-	u32 hash = multi_sym_hash(name);
-	u32 i = multi_syms_find(ms, name, hash);
+	u64 hashlen = multi_sym_hashlen(name);
+	u32 i = multi_syms_find(ms, name, hashlen);
 
 	if (i != U32_MAX)
 		return i;
-	ms->syms[ms->nr] = (struct multi_sym) { .name = name, .hash = hash };
-	hlist_add_head(&ms->syms[ms->nr].node, &ms->buckets[hash_32(hash, ms->bits)]);
+	ms->syms[ms->nr] = (struct multi_sym) { .name = name, .hashlen = hashlen };
+	hlist_add_head(&ms->syms[ms->nr].node, multi_syms_bucket(ms, hashlen));
 	return ms->nr++;
 }
 
@@ -348,7 +356,7 @@ static int multi_syms_count(void *data, const char *name, unsigned long addr)
 		ms->open->end = addr;
 		ms->open = NULL;
 	}
-	i = multi_syms_find(ms, name, multi_sym_hash(name));
+	i = multi_syms_find(ms, name, multi_sym_hashlen(name));
 	if (i == U32_MAX)
 		return 0;
 	sym = &ms->syms[i];

@@ -334,15 +334,16 @@ static struct bpf_tramp_image *multi_image_errno(struct bpf_tramp_image *im)
 }
 
 /*
- * The loops over a reroute's functions call cond_resched() once per
- * MULTI_RESCHED_BATCH functions, and after each image JITed (planning):
+ * The loops over a reroute's or a link's functions call cond_resched()
+ * once per MULTI_RESCHED_BATCH functions, and after each image JITed
+ * (planning): a link on every function traces __cond_resched() too, and
  * a detaching link's functions are planned, and an attaching link's
- * committed, while the link traces them, __cond_resched() too if it takes
- * every function, and each call would run its programs.
+ * committed, while it does, so each call would run its programs (and
+ * those of other such links, in the other loops).
  */
 #define MULTI_RESCHED_BATCH	64
 
-static void multi_reroute_resched(u32 i)
+static void multi_resched_batch(u32 i)
 {
 	if (!(i % MULTI_RESCHED_BATCH))
 		cond_resched();
@@ -949,7 +950,7 @@ static int multi_reroute_plan(struct multi_reroute *r)
 
 	for (i = 0; i < r->nr && !err; i++) {
 		err = multi_plan_one(r, &r->plans[i], last);
-		multi_reroute_resched(i);
+		multi_resched_batch(i);
 	}
 	if (err)
 		return err;
@@ -1089,7 +1090,7 @@ static void multi_reroute_commit(struct multi_reroute *r)
 
 	for (i = 0; i < r->nr; i++) {
 		multi_plan_commit(&r->plans[i], &r->puts);
-		multi_reroute_resched(i);
+		multi_resched_batch(i);
 	}
 	list_for_each_entry_safe(s, tmp, &r->touched, touched_node) {
 		list_del(&s->touched_node);
@@ -1596,7 +1597,7 @@ static void multi_link_del(struct bpf_tracing_multi_link *link, u32 cnt)
 		tr->multi_cnt--;
 		tr->fsession_cnt -= fsession;
 		mutex_unlock(&tr->mutex);
-		cond_resched();
+		multi_resched_batch(i);
 	}
 }
 
@@ -1632,7 +1633,7 @@ static int multi_link_add(struct bpf_tracing_multi_link *link)
 		}
 		mutex_unlock(&tr->mutex);
 		if (!err)
-			cond_resched();
+			multi_resched_batch(i);
 	}
 	if (err)
 		multi_link_del(link, i - 1);
@@ -1679,7 +1680,7 @@ static void multi_link_unhold(struct bpf_tracing_multi_link *link)
 		mutex_lock(&tr->mutex);
 		tr->multi_cnt--;
 		mutex_unlock(&tr->mutex);
-		cond_resched();
+		multi_resched_batch(i);
 	}
 }
 
