@@ -58,19 +58,28 @@ static __always_inline bool bd_releasing(void)
 	return bd_release_pid && bd_release_pid == (__u32)bpf_get_current_pid_tgid();
 }
 
+/* Start (@in) or end timing bd_ns[@i] */
+static __always_inline void bd_time(int i, bool in)
+{
+	if (in) {
+		bd_start[i] = bpf_ktime_get_ns();
+	} else if (bd_start[i]) {
+		bd_ns[i] += bpf_ktime_get_ns() - bd_start[i];
+		bd_start[i] = 0;
+	}
+}
+
 static __always_inline int bd_enter(int i)
 {
 	if (bd_mine())
-		bd_start[i] = bpf_ktime_get_ns();
+		bd_time(i, true);
 	return 0;
 }
 
 static __always_inline int bd_exit(int i)
 {
-	if (bd_mine() && bd_start[i]) {
-		bd_ns[i] += bpf_ktime_get_ns() - bd_start[i];
-		bd_start[i] = 0;
-	}
+	if (bd_mine())
+		bd_time(i, false);
 	return 0;
 }
 
@@ -78,12 +87,7 @@ static __always_inline int bd_exit(int i)
 static __always_inline int bd_wait(bool in)
 {
 	if (bd_releasing()) {
-		if (in) {
-			bd_start[BD_RELEASE_WAIT] = bpf_ktime_get_ns();
-		} else if (bd_start[BD_RELEASE_WAIT]) {
-			bd_ns[BD_RELEASE_WAIT] += bpf_ktime_get_ns() - bd_start[BD_RELEASE_WAIT];
-			bd_start[BD_RELEASE_WAIT] = 0;
-		}
+		bd_time(BD_RELEASE_WAIT, in);
 		return 0;
 	}
 	if (!bd_start[BD_DETACH])
@@ -116,7 +120,7 @@ int bd_release_in(void *ctx)
 {
 	if (bd_tgid) {
 		bd_release_pid = (__u32)bpf_get_current_pid_tgid();
-		bd_start[BD_RELEASE] = bpf_ktime_get_ns();
+		bd_time(BD_RELEASE, true);
 	}
 	return 0;
 }
@@ -125,8 +129,7 @@ SEC("?fexit/multi_release_workfn")
 int bd_release_out(void *ctx)
 {
 	if (bd_releasing() && bd_start[BD_RELEASE]) {
-		bd_ns[BD_RELEASE] += bpf_ktime_get_ns() - bd_start[BD_RELEASE];
-		bd_start[BD_RELEASE] = 0;
+		bd_time(BD_RELEASE, false);
 		bd_release_pid = 0;
 	}
 	return 0;
