@@ -18,7 +18,10 @@ refresh_scan() {
 	while IFS= read -r -d '' f; do
 		changed[$f]=1
 		p=$REPO/$f.patch
-		git -C "$TREE" diff --no-color --no-ext-diff --abbrev=9 base -- "$f" > "$tmp"
+		# minimal: git's default gives up on the shortest diff of a big
+		# insertion (ftrace.c) and shows base code as moved
+		git -C "$TREE" diff --no-color --no-ext-diff --abbrev=9 --diff-algorithm=minimal \
+			base -- "$f" > "$tmp"
 		if [ ! -f "$p" ] || ! cmp -s "$tmp" "$p"; then
 			PENDING+=("patch   $f.patch")
 			if [ "$mode" = apply ]; then

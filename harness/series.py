@@ -484,7 +484,8 @@ def format_patches(entries, base):
     for f in glob.glob(os.path.join(OUT, "*.patch")):
         os.unlink(f)
     prefix = os.environ.get("SERIES_PREFIX", "PATCH")
-    git("format-patch", "-q", "--cover-letter", "--subject-prefix=" + prefix,
+    # --minimal: as make refresh writes the patches (harness/refresh-lib.sh)
+    git("format-patch", "-q", "--minimal", "--cover-letter", "--subject-prefix=" + prefix,
         "-o", OUT, "base.." + BRANCH)
     cover_letter(entries, git("log", "-1", "--format=%s", "base").strip())
     return sorted(glob.glob(os.path.join(OUT, "*.patch")))

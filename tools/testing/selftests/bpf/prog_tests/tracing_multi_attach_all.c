@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* One fentry.multi link on every function the kernel lets it take. */
+#include <pthread.h>
 #include "tracing_multi_common.h"
 #include "tracing_multi_bench.skel.h"
 
@@ -13,6 +14,112 @@ static __u64 all_hits_during_syscalls(struct tracing_multi_bench *skel)
 		(void)getppid();
 	usleep(1000);
 	return skel->bss->all_hits - before;
+}
+
+struct attach_all_thread {
+	struct tracing_multi_bench *skel;
+	struct bpf_tracing_multi_opts *opts;
+	struct bpf_link *link;
+	bool done;		/* READ_ONCE/WRITE_ONCE: the main thread polls it */
+};
+
+/* attach the link, or detach it if attached */
+static void *attach_all_fn(void *arg)
+{
+	struct attach_all_thread *x = arg;
+
+	if (x->link) {
+		bpf_link__destroy(x->link);
+		x->link = NULL;
+	} else {
+		x->link = bpf_program__attach_tracing_multi(x->skel->progs.all_fentry, NULL,
+							    x->opts);
+	}
+	WRITE_ONCE(x->done, true);
+	return NULL;
+}
+
+/*
+ * Until @x's link changes call sites: its first calls come (attach) or
+ * <debugfs>/ftrace_call_sites_updated moves from @sites (detach). 60 s at
+ * most.
+ */
+static void wait_update_started(struct attach_all_thread *x, bool detach, long sites)
+{
+	time_t t0 = time(NULL);
+	long spins;
+
+	for (spins = 1; !READ_ONCE(x->done); spins++) {
+		if (detach ? ftrace_sites_updated() != sites : READ_ONCE(x->skel->bss->all_hits))
+			return;
+		if (!(spins % 4096) && time(NULL) - t0 > 60)
+			return;
+	}
+}
+
+/*
+ * An ordinary fentry program attached and detached while another thread's
+ * attach, then detach, of a link on every function but its own is
+ * rewriting call sites: its attach waits for a slice of that update, not
+ * for all of it (counted by the call sites rewritten meanwhile,
+ * <debugfs>/ftrace_call_sites_updated, its own among them), and the
+ * records that wait for their slice pass ftrace's checks (when the
+ * ordinary program leaves during the detach, no ops is left registered).
+ * A step whose update ended before the ordinary attach began (a fast
+ * host) shows nothing and is not counted.
+ */
+static void attach_beside_update(struct tracing_multi_bench *skel,
+				 struct bpf_tracing_multi_opts *opts, char **names)
+{
+	struct attach_all_thread x = { .skel = skel, .opts = opts };
+	struct bpf_link *ordinary;
+	long s0, s1, sites[2] = { -1, -1 };
+	bool late;
+	__u32 *ids = NULL;
+	size_t i, j = 0;
+	pthread_t th;
+	int step;
+
+	if (ftrace_sites_updated() < 0) {
+		printf("%s: no call site counter in this kernel\n", __func__);
+		return;
+	}
+	ids = malloc(opts->cnt * sizeof(*ids));
+	if (!ASSERT_OK_PTR(ids, "malloc"))
+		return;
+	for (i = 0; i < opts->cnt; i++)
+		if (strcmp(names[i], "bpf_get_numa_node_id"))
+			ids[j++] = opts->ids[i];
+	opts->ids = ids;
+	opts->cnt = j;
+	skel->bss->all_hits = 0;
+	for (step = 0; step < 2; step++) {
+		WRITE_ONCE(x.done, false);
+		s0 = ftrace_sites_updated();
+		if (!ASSERT_OK(pthread_create(&th, NULL, attach_all_fn, &x), "pthread_create"))
+			break;
+		wait_update_started(&x, step, s0);
+		late = READ_ONCE(x.done);
+		s0 = ftrace_sites_updated();
+		ordinary = bpf_program__attach(skel->progs.trig_fentry);
+		s1 = ftrace_sites_updated();
+		bpf_link__destroy(ordinary);
+		pthread_join(th, NULL);
+		if (!late)
+			sites[step] = s1 - s0;
+		if (!ASSERT_OK_PTR(ordinary, "attach ordinary") ||
+		    !ASSERT_EQ(!x.link, step, step ? "detach all beside" : "attach all beside"))
+			break;
+	}
+	bpf_link__destroy(x.link);
+	if (step == 2) {
+		/* beside the link's attach, then its detach; -1: the update had ended */
+		printf("%s: %zu functions; sites rewritten during an ordinary attach: %ld, %ld\n",
+		       __func__, j, sites[0], sites[1]);
+		ASSERT_LT(sites[0], (long)j / 2, "ordinary waits for part of an attach");
+		ASSERT_LT(sites[1], (long)j / 2, "ordinary waits for part of a detach");
+	}
+	free(ids);
 }
 
 /* One fentry.multi link on every function the attach benchmark takes
@@ -39,6 +146,7 @@ void serial_test_tracing_multi_attach_all(void)
 	if (!ASSERT_OK_PTR(skel, "open"))
 		goto out_free;
 	bpf_program__set_autoload(skel->progs.all_fentry, true);
+	bpf_program__set_autoload(skel->progs.trig_fentry, true);
 	if (!ASSERT_OK(tracing_multi_bench__load(skel), "load"))
 		goto out;
 	opts.ids = ids;
@@ -61,6 +169,10 @@ void serial_test_tracing_multi_attach_all(void)
 		ASSERT_EQ(all_hits_during_syscalls(skel), 0, "hits after detach");
 	}
 	printf("%s: %zu functions, attached and detached %d times\n", __func__, cnt, round - 1);
+	if (round > 2)
+		attach_beside_update(skel, &opts, names);
+	opts.ids = ids;
+	opts.cnt = cnt;
 
 	/* An id twice among many: found by one walk of kallsyms, each
 	 * function goes straight to its place by address, and the second
