@@ -63,24 +63,45 @@ static struct tracing_multi_bench *bench_open_phases(void)
  * and its waits for grace periods, which end on timer ticks; the link's
  * release work after the detach (a kworker), and its waits. What is not
  * routing is resolving the ids and checking the functions. Slower than
- * the timed run: the probes run too.
+ * the timed run: the probes run too. The link leaves out the probed
+ * functions: on them it would move functions from the probes' trampolines
+ * to new ones, and ftrace does not slice an update that moves functions.
  */
-static void attach_phases(struct tracing_multi_bench *skel, struct bpf_tracing_multi_opts *opts)
+static void attach_phases(struct tracing_multi_bench *skel, struct bpf_tracing_multi_opts *opts,
+			  char **names)
 {
+	LIBBPF_OPTS(bpf_tracing_multi_opts, popts);
 	struct bpf_link *probes[BD_PROGS] = {}, *link;
 	double link_ms, route_ms, ft_ms, det_ms, ft_det_ms, wait_ms, rel_ms, rel_wait_ms;
+	const char *probed[BD_PROGS], *fn;
 	struct bpf_program *prog;
 	__u64 *ns = skel->bss->bd_ns;
-	int i, n = 0;
+	__u32 *ids = NULL;
+	size_t j, cnt = 0;
+	int i, k, n = 0;
 
 	bpf_object__for_each_program(prog, skel->obj) {
 		if (strncmp(bpf_program__name(prog), "bd_", 3) || n == BD_PROGS)
 			continue;
+		fn = strchr(bpf_program__section_name(prog), '/');
+		probed[n] = fn ? fn + 1 : "";
 		probes[n] = bpf_program__attach(prog);
 		if (!ASSERT_OK_PTR(probes[n], bpf_program__name(prog)))
 			goto out;
 		n++;
 	}
+	ids = malloc(opts->cnt * sizeof(*ids));
+	if (!ASSERT_OK_PTR(ids, "malloc"))
+		goto out;
+	for (j = 0; j < opts->cnt; j++) {
+		for (k = 0; k < n && strcmp(names[j], probed[k]); k++)
+			;
+		if (k == n)
+			ids[cnt++] = opts->ids[j];
+	}
+	popts.ids = ids;
+	popts.cnt = cnt;
+	opts = &popts;
 	memset(ns, 0, sizeof(skel->bss->bd_ns));
 	skel->bss->bd_tgid = getpid();
 	tracing_multi_settle();
@@ -107,6 +128,7 @@ static void attach_phases(struct tracing_multi_bench *skel, struct bpf_tracing_m
 	       det_ms - ft_det_ms - wait_ms, ft_det_ms, wait_ms);
 	printf("release work %.1f ms (wait %.1f)\n", rel_ms, rel_wait_ms);
 out:
+	free(ids);
 	skel->bss->bd_tgid = 0;
 	for (i = 0; i < n; i++)
 		bpf_link__destroy(probes[i]);
@@ -171,7 +193,7 @@ void serial_test_tracing_multi_bench_attach(void)
 		printf("kprobe.multi n/a (none here)\n");
 	else
 		printf("kprobe.multi attach %.3f s detach %.3f s\n", k1 - k0, k2 - k1b);
-	attach_phases(skel, &opts);
+	attach_phases(skel, &opts, names);
 out:
 	tracing_multi_bench__destroy(skel);
 	free(ids);
