@@ -17,40 +17,37 @@ static __u64 all_hits_during_syscalls(struct tracing_multi_bench *skel)
 }
 
 struct attach_all_thread {
-	struct tracing_multi_bench *skel;
 	struct bpf_tracing_multi_opts *opts;
-	struct bpf_link *link;
+	struct bpf_program *prog;	/* to attach, or NULL: detach *link */
+	struct bpf_link **link;
 	bool done;		/* READ_ONCE/WRITE_ONCE: the main thread polls it */
 };
 
-/* attach the link, or detach it if attached */
 static void *attach_all_fn(void *arg)
 {
 	struct attach_all_thread *x = arg;
 
-	if (x->link) {
-		bpf_link__destroy(x->link);
-		x->link = NULL;
+	if (x->prog) {
+		*x->link = bpf_program__attach_tracing_multi(x->prog, NULL, x->opts);
 	} else {
-		x->link = bpf_program__attach_tracing_multi(x->skel->progs.all_fentry, NULL,
-							    x->opts);
+		bpf_link__destroy(*x->link);
+		*x->link = NULL;
 	}
 	WRITE_ONCE(x->done, true);
 	return NULL;
 }
 
 /*
- * Until @x's link changes call sites: its first calls come (attach) or
- * <debugfs>/ftrace_call_sites_updated moves from @sites (detach). 60 s at
- * most.
+ * Until @x's update changes call sites: <debugfs>/ftrace_call_sites_updated
+ * moves from @sites. 60 s at most.
  */
-static void wait_update_started(struct attach_all_thread *x, bool detach, long sites)
+static void wait_update_started(struct attach_all_thread *x, long sites)
 {
 	time_t t0 = time(NULL);
 	long spins;
 
 	for (spins = 1; !READ_ONCE(x->done); spins++) {
-		if (detach ? ftrace_sites_updated() != sites : READ_ONCE(x->skel->bss->all_hits))
+		if (ftrace_sites_updated() != sites)
 			return;
 		if (!(spins % 4096) && time(NULL) - t0 > 60)
 			return;
@@ -58,26 +55,32 @@ static void wait_update_started(struct attach_all_thread *x, bool detach, long s
 }
 
 /*
- * An ordinary fentry program attached and detached while another thread's
- * attach, then detach, of a link on every function but its own is
- * rewriting call sites: its attach waits for a slice of that update, not
- * for all of it (counted by the call sites rewritten meanwhile,
- * <debugfs>/ftrace_call_sites_updated, its own among them), and the
- * records that wait for their slice pass ftrace's checks (when the
- * ordinary program leaves during the detach, no ops is left registered).
- * A step whose update ended before the ordinary attach began (a fast
- * host) shows nothing and is not counted.
+ * An ordinary fentry program attached and detached while another thread
+ * changes the call sites of every function but the ordinary program's: it
+ * attaches a link A, then a link B (each function moves to an image that
+ * runs both), detaches B (each moves back), then A. The ordinary attach
+ * waits for a slice of each update, not for all of it (counted by the call
+ * sites rewritten meanwhile, <debugfs>/ftrace_call_sites_updated, its own
+ * among them), and the records that wait for their slice pass ftrace's
+ * checks (when the ordinary program leaves during A's detach, no ops is
+ * left registered). A step whose update ended before the ordinary attach
+ * began (a fast host) shows nothing and is not counted.
  */
 static void attach_beside_update(struct tracing_multi_bench *skel,
 				 struct bpf_tracing_multi_opts *opts, char **names)
 {
-	struct attach_all_thread x = { .skel = skel, .opts = opts };
-	struct bpf_link *ordinary;
-	long s0, s1, sites[2] = { -1, -1 };
-	bool late;
+	struct bpf_link *a = NULL, *b = NULL, *ordinary;
+	struct attach_all_thread steps[] = {
+		{ .opts = opts, .prog = skel->progs.all_fentry, .link = &a },
+		{ .opts = opts, .prog = skel->progs.bench_fentry, .link = &b },
+		{ .link = &b },
+		{ .link = &a },
+	};
+	long s0, s1, sites[ARRAY_SIZE(steps)];
 	__u32 *ids = NULL;
 	size_t i, j = 0;
 	pthread_t th;
+	bool late;
 	int step;
 
 	if (ftrace_sites_updated() < 0) {
@@ -92,14 +95,15 @@ static void attach_beside_update(struct tracing_multi_bench *skel,
 			ids[j++] = opts->ids[i];
 	opts->ids = ids;
 	opts->cnt = j;
-	skel->bss->all_hits = 0;
-	for (step = 0; step < 2; step++) {
-		WRITE_ONCE(x.done, false);
+	for (step = 0; step < ARRAY_SIZE(steps); step++) {
+		struct attach_all_thread *x = &steps[step];
+
+		sites[step] = -1;
 		s0 = ftrace_sites_updated();
-		if (!ASSERT_OK(pthread_create(&th, NULL, attach_all_fn, &x), "pthread_create"))
+		if (!ASSERT_OK(pthread_create(&th, NULL, attach_all_fn, x), "pthread_create"))
 			break;
-		wait_update_started(&x, step, s0);
-		late = READ_ONCE(x.done);
+		wait_update_started(x, s0);
+		late = READ_ONCE(x->done);
 		s0 = ftrace_sites_updated();
 		ordinary = bpf_program__attach(skel->progs.trig_fentry);
 		s1 = ftrace_sites_updated();
@@ -108,16 +112,19 @@ static void attach_beside_update(struct tracing_multi_bench *skel,
 		if (!late)
 			sites[step] = s1 - s0;
 		if (!ASSERT_OK_PTR(ordinary, "attach ordinary") ||
-		    !ASSERT_EQ(!x.link, step, step ? "detach all beside" : "attach all beside"))
+		    !ASSERT_EQ(!*x->link, !x->prog, "link attached or detached beside"))
 			break;
 	}
-	bpf_link__destroy(x.link);
-	if (step == 2) {
-		/* beside the link's attach, then its detach; -1: the update had ended */
-		printf("%s: %zu functions; sites rewritten during an ordinary attach: %ld, %ld\n",
-		       __func__, j, sites[0], sites[1]);
-		ASSERT_LT(sites[0], (long)j / 2, "ordinary waits for part of an attach");
-		ASSERT_LT(sites[1], (long)j / 2, "ordinary waits for part of a detach");
+	bpf_link__destroy(b);
+	bpf_link__destroy(a);
+	if (step == ARRAY_SIZE(steps)) {
+		/* during each ordinary attach; -1: the update had ended */
+		printf("%s: %zu functions; sites rewritten meanwhile: %ld, %ld, %ld, %ld\n",
+		       __func__, j, sites[0], sites[1], sites[2], sites[3]);
+		ASSERT_LT(sites[0], (long)j / 2, "ordinary waits for part of A's attach");
+		ASSERT_LT(sites[1], (long)j / 2, "ordinary waits for part of B's attach");
+		ASSERT_LT(sites[2], (long)j / 2, "ordinary waits for part of B's detach");
+		ASSERT_LT(sites[3], (long)j / 2, "ordinary waits for part of A's detach");
 	}
 	free(ids);
 }
