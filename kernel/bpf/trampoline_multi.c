@@ -174,6 +174,11 @@ struct multi_reroute {
 	bool deferring;
 	/* planning: whether an IPMODIFY ops is registered, -1 until asked */
 	int ipmodify;
+	/*
+	 * plans whose function has an image of its own now (nr_cur), gets
+	 * one (nr_own), changed in place (nr_modify, of nr_own)
+	 */
+	u32 nr_cur, nr_own, nr_modify;
 	struct list_head touched;	/* images whose functions change */
 	u32 nr_touched;
 	/* the change: ops to add and delete (backed by ops), to change in place */
@@ -615,10 +620,12 @@ static int multi_plan_own(struct multi_reroute *r, struct multi_plan *p)
 	if (IS_ERR(im))
 		return PTR_ERR(im);
 	p->own_flags = flags;
+	r->nr_own++;
 	if (multi_tr_ipmodify(tr) && tr->cur_image) {
 		/* changed in place, as 6.12 does: point tr->fops at the image */
 		p->own_im = im;
 		p->own_modify = true;
+		r->nr_modify++;
 		return 0;
 	}
 	ops = kzalloc(sizeof(*ops), GFP_KERNEL);
@@ -666,7 +673,8 @@ static int multi_plan_one(struct multi_reroute *r, struct multi_plan *p,
 			tr->flags &= ~BPF_TRAMP_F_SHARE_IPMODIFY;
 	}
 	p->ipmodify = multi_tr_ipmodify(tr);
-	n = multi_tr_links(tr, links);
+	r->nr_cur += !!tr->cur_image;
+	n = hlist_empty(&tr->multi->links) ? 0 : multi_tr_links(tr, links);
 	if (multi_tr_ordinary_cnt(tr) || (n && multi_tr_ipmodify(tr)))
 		return multi_plan_own(r, p);
 	if (!n)
@@ -687,43 +695,52 @@ static int multi_plan_one(struct multi_reroute *r, struct multi_plan *p,
 	return 0;
 }
 
+/* @s loses every function and gains none: its ops goes whole. */
+static bool tramp_shared_emptied(const struct bpf_tramp_shared *s)
+{
+	return s->ops && !s->nr_join && s->nr_leave == s->nr_funcs;
+}
+
 /*
  * What the change does to each touched image: the functions that join
  * and leave it (s->ips), so that an image that has an ops changes it in
  * place (ftrace_direct_replace()'s @mod), and a new ops for an image
- * that has none. O(functions of the change), not of the images.
+ * that has none. O(functions of the change), not of the images; nothing
+ * per function if each touched image goes whole (a detach of the only
+ * link of its functions).
  */
 static int multi_reroute_plan_ips(struct multi_reroute *r)
 {
 	struct bpf_tramp_shared *s;
 	struct ftrace_ops *ops;
-	u32 i;
+	u32 i, nr_ips = 0;
 	int err;
 
 	list_for_each_entry(s, &r->touched, touched_node) {
-		if (!s->nr_join && !s->nr_leave)
+		if ((!s->nr_join && !s->nr_leave) || tramp_shared_emptied(s))
 			continue;
 		s->ips = kvmalloc_array(s->nr_join + s->nr_leave, sizeof(*s->ips), GFP_KERNEL);
 		if (!s->ips)
 			return -ENOMEM;
+		/* filled below: those that join first, then those that leave */
+		s->nr_leave = s->nr_join;
 		s->nr_join = 0;
-		s->nr_leave = 0;
+		nr_ips++;
 	}
-	for (i = 0; i < r->nr; i++) {
-		struct multi_plan *p = &r->plans[i];
-
-		if (p->next == p->tr->multi->shared)
-			continue;
-		if (p->next)
-			p->next->ips[p->next->nr_join++] = multi_tr_ftrace_ip(p->tr);
-	}
-	for (i = 0; i < r->nr; i++) {
+	for (i = 0; i < r->nr && nr_ips; i++) {
 		struct multi_plan *p = &r->plans[i];
 
 		s = p->tr->multi->shared;
-		if (p->next == s || !s)
+		if (p->next == s)
 			continue;
-		s->ips[s->nr_join + s->nr_leave++] = multi_tr_ftrace_ip(p->tr);
+		if (p->next)
+			p->next->ips[p->next->nr_join++] = multi_tr_ftrace_ip(p->tr);
+		if (s && s->ips)
+			s->ips[s->nr_leave++] = multi_tr_ftrace_ip(p->tr);
+	}
+	list_for_each_entry(s, &r->touched, touched_node) {
+		if (s->ips)
+			s->nr_leave -= s->nr_join;
 	}
 	list_for_each_entry(s, &r->touched, touched_node) {
 		if (s->ops || !s->nr_join)
@@ -865,7 +882,7 @@ static void multi_plan_commit(struct multi_plan *p, struct multi_image_puts *put
 	 * register_fentry() allocates one if the ordinary path registers the
 	 * function again.
 	 */
-	if (idle)
+	if (idle && tr->fops)
 		multi_ops_free(tr->fops);
 	if (idle || unregistered)
 		tr->fops = p->own_ops;
@@ -885,6 +902,8 @@ static int multi_reroute_modify(struct multi_reroute *r, bool undo)
 	u32 i;
 	int err;
 
+	if (!r->nr_modify)
+		return 0;
 	for (i = 0; i < r->nr; i++) {
 		struct multi_plan *p = &r->plans[i];
 		void *addr;
@@ -975,12 +994,16 @@ static int multi_reroute_alloc(struct multi_reroute *r)
 	struct ftrace_direct_change *c = &r->change;
 	u32 i;
 
-	r->ops = kvcalloc(2 * (r->nr_touched + r->nr), sizeof(*r->ops), GFP_KERNEL);
+	/*
+	 * Added: the functions' new own ops and the touched images' new ops;
+	 * deleted: the ops of the own images let go and of touched images.
+	 */
+	r->ops = kvcalloc(2 * r->nr_touched + r->nr_own + r->nr_cur, sizeof(*r->ops), GFP_KERNEL);
 	c->mod = kvcalloc(r->nr_touched, sizeof(*c->mod), GFP_KERNEL);
 	if (!r->ops || (r->nr_touched && !c->mod))
 		return -ENOMEM;
 	c->add = r->ops;
-	c->del = c->add + r->nr_touched + r->nr;
+	c->del = c->add + r->nr_touched + r->nr_own;
 	/*
 	 * ftrace frees the ops that leave after their grace period, and
 	 * nothing waits for it here, under tramp_multi_mutex: a work item
@@ -989,7 +1012,7 @@ static int multi_reroute_alloc(struct multi_reroute *r)
 	 */
 	c->release = multi_ops_free;
 	c->defer = r->deferring ? &multi_deferred_dead : NULL;
-	for (i = 0; i < r->nr; i++) {
+	for (i = 0; i < r->nr && (r->nr_own || r->nr_cur); i++) {
 		struct multi_plan *p = &r->plans[i];
 
 		if (p->own_ops)
@@ -998,12 +1021,13 @@ static int multi_reroute_alloc(struct multi_reroute *r)
 			c->del[c->nr_del++] = p->tr->fops;
 	}
 	/*
-	 * The images let go, put together: at most one per plan and one per
-	 * image touched, those left once the change is done or those it
-	 * published if it fails (multi_reroute_skip_published()). Allocated
-	 * before either, so that neither waits with tramp_multi_mutex held.
+	 * The images let go, put together: those left once the change is
+	 * done (the functions' own images and the touched images) or those
+	 * it published if it fails (the new own images and fresh shared
+	 * ones; multi_reroute_skip_published()). Allocated before either, so
+	 * that neither waits with tramp_multi_mutex held.
 	 */
-	r->puts.cap = r->nr + r->nr_touched;
+	r->puts.cap = r->nr_cur + r->nr_own + r->nr_touched;
 	r->batch = kvmalloc(struct_size(r->batch, ims, r->puts.cap), GFP_KERNEL | __GFP_NOWARN);
 	if (!r->batch)
 		return -ENOMEM;
@@ -1020,7 +1044,7 @@ static void multi_reroute_fill_change(struct multi_reroute *r)
 	list_for_each_entry(s, &r->touched, touched_node) {
 		if (s->new_ops) {
 			c->add[c->nr_add++] = s->new_ops;
-		} else if (s->ops && !s->nr_join && s->nr_leave == s->nr_funcs) {
+		} else if (tramp_shared_emptied(s)) {
 			c->del[c->nr_del++] = s->ops;
 		} else if (s->ops && (s->nr_join || s->nr_leave)) {
 			/* in place: the functions it keeps are not touched */
@@ -1188,6 +1212,9 @@ static int multi_reroute_once(struct multi_reroute *r)
 	lockdep_assert_held(&tramp_multi_mutex);
 	INIT_LIST_HEAD(&r->touched);
 	r->nr_touched = 0;
+	r->nr_cur = 0;
+	r->nr_own = 0;
+	r->nr_modify = 0;
 	r->ipmodify = -1;
 	memset(&r->change, 0, sizeof(r->change));
 	r->ops = NULL;
@@ -1658,7 +1685,8 @@ static void multi_link_unlist(struct bpf_tracing_multi_link *link)
 	lockdep_assert_held(&tramp_multi_mutex);
 	for (i = 0; i < link->cnt; i++) {
 		hlist_del(&link->funcs[i].tr_node);
-		link->funcs[i].tr->fsession_cnt -= fsession;
+		if (fsession)
+			link->funcs[i].tr->fsession_cnt--;
 	}
 }
 
