@@ -273,6 +273,7 @@ struct multi_sym {
 	u64 hashlen;		/* of name, compared first: a bucket's other names stay unread */
 	unsigned long addr;	/* of the first function of that name */
 	unsigned long end;	/* the next symbol's address, 0 if not known */
+	unsigned long loc;	/* ftrace location in [addr, end), batch walk only */
 	u32 cnt;		/* functions of that name */
 	u32 rank;		/* of addr among the functions found, batch walk only */
 	struct hlist_node node;	/* in multi_syms.buckets */
@@ -290,6 +291,7 @@ struct multi_syms {
 	struct hlist_head *buckets;
 	u32 bits;
 	u32 ranked;		/* functions found so far */
+	u32 *by_rank;		/* their indexes in syms, by rank */
 	struct multi_sym *open;	/* the last found, until the next symbol ends it */
 };
 
@@ -362,6 +364,7 @@ static int multi_syms_count(void *data, const char *name, unsigned long addr)
 	sym = &ms->syms[i];
 	multi_sym_count(sym, addr);
 	if (sym->cnt == 1 && sym->addr == addr) {
+		ms->by_rank[ms->ranked] = i;
 		sym->rank = ms->ranked++;
 		ms->open = sym;
 	}
@@ -407,10 +410,37 @@ static void multi_syms_walk(struct multi_syms *ms)
 				      (unsigned long)_einittext);
 }
 
+/*
+ * The ftrace location of each function found whose end is known, in the
+ * order of their addresses: ftrace_location_range_next() takes a few steps
+ * each then, where ftrace_location_range() would search the records.
+ */
+static void multi_syms_locate(struct multi_syms *ms)
+{
+	struct ftrace_loc_cursor cur = {};
+	struct multi_sym *sym;
+	u32 i;
+
+	rcu_read_lock();
+	for (i = 0; i < ms->ranked; i++) {
+		sym = &ms->syms[ms->by_rank[i]];
+		if (sym->cnt == 1 && sym->end)
+			sym->loc = ftrace_location_range_next(&cur, sym->addr, sym->end - 1);
+		if (!((i + 1) % MULTI_SYMS_BATCH)) {
+			rcu_read_unlock();
+			cond_resched();
+			memset(&cur, 0, sizeof(cur));
+			rcu_read_lock();
+		}
+	}
+	rcu_read_unlock();
+}
+
 static void multi_syms_free(struct multi_syms *ms)
 {
 	kvfree(ms->syms);
 	kvfree(ms->of);
+	kvfree(ms->by_rank);
 	kvfree(ms->buckets);
 }
 
@@ -431,8 +461,9 @@ static void multi_syms_lookup(struct multi_syms *ms, struct btf *btf, const u32 
 	heads = roundup_pow_of_two(cnt);
 	ms->syms = kvmalloc_array(cnt, sizeof(*ms->syms), GFP_KERNEL | __GFP_ACCOUNT);
 	ms->of = kvmalloc_array(cnt, sizeof(*ms->of), GFP_KERNEL | __GFP_ACCOUNT);
+	ms->by_rank = kvmalloc_array(cnt, sizeof(*ms->by_rank), GFP_KERNEL | __GFP_ACCOUNT);
 	ms->buckets = kvmalloc_array(heads, sizeof(*ms->buckets), GFP_KERNEL | __GFP_ACCOUNT);
-	if (!ms->syms || !ms->of || !ms->buckets) {
+	if (!ms->syms || !ms->of || !ms->by_rank || !ms->buckets) {
 		multi_syms_free(ms);
 		memset(ms, 0, sizeof(*ms));
 		return;
@@ -446,6 +477,7 @@ static void multi_syms_lookup(struct multi_syms *ms, struct btf *btf, const u32 
 			ms->of[i] = multi_syms_add(ms, btf_name_by_offset(btf, t->name_off));
 	}
 	multi_syms_walk(ms);
+	multi_syms_locate(ms);
 }
 
 /*
@@ -484,7 +516,7 @@ static unsigned long multi_link_ftrace_loc(struct bpf_tracing_multi_link *link,
 		return 0;
 	/* ftrace_location(), without searching kallsyms again */
 	if (sym && sym->end)
-		loc = ftrace_location_range(sym->addr, sym->end - 1);
+		loc = sym->loc;
 	else
 		loc = ftrace_location(addr);
 	/* multi_tr_ret_off() (trampoline_multi.c) must fit in a u8 */

@@ -129,13 +129,62 @@ static void attach_beside_update(struct tracing_multi_bench *skel,
 	free(ids);
 }
 
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char * const *)a, *(char * const *)b);
+}
+
+/*
+ * How many of the link's functions @names have a direct call in ftrace's
+ * enabled_functions, which names each call site's function as
+ * available_filter_functions does: all of them while the link is attached,
+ * each at its own call site, and none once it is destroyed.
+ */
+static size_t direct_sites_of(char **names, size_t cnt)
+{
+	char line[1024], name[256], **direct = NULL, **tmp;
+	size_t n = 0, cap = 0, found = 0, i;
+	FILE *f;
+
+	f = fopen("/sys/kernel/tracing/enabled_functions", "r");
+	if (!ASSERT_OK_PTR(f, "enabled_functions"))
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		/* "name (count)" and the flags, " D" for a direct call */
+		if (line[0] == '\t' || !strstr(line, " D") || sscanf(line, "%255s", name) != 1)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 4096;
+			tmp = realloc(direct, cap * sizeof(*direct));
+			if (!ASSERT_OK_PTR(tmp, "realloc"))
+				goto out;
+			direct = tmp;
+		}
+		direct[n++] = strdup(name);
+	}
+	qsort(direct, n, sizeof(*direct), cmp_name);
+	for (i = 0; i < cnt; i++) {
+		if (bsearch(&names[i], direct, n, sizeof(*direct), cmp_name))
+			found++;
+		else if (found == i && n)	/* the first one without, among some */
+			printf("%s: no direct call at %s\n", __func__, names[i]);
+	}
+out:
+	fclose(f);
+	for (i = 0; i < n; i++)
+		free(direct[i]);
+	free(direct);
+	return found;
+}
+
 /* One fentry.multi link on every function the attach benchmark takes
  * (about 19,000 call sites in the test kernels, rewritten at once,
  * interrupt paths among them), detached and attached again. The guest must stay up and
  * no freed trampoline may be entered: the test kernels check every freed
  * image is unreachable (CONFIG_FTRACE_DIRECT_VERIFY), and make check
  * fails on any splat. Calls must arrive while a link is attached and
- * stop once it is destroyed.
+ * stop once it is destroyed, and ftrace must show a direct call at each
+ * function's own call site while it is attached.
  */
 void serial_test_tracing_multi_attach_all(void)
 {
@@ -171,9 +220,13 @@ void serial_test_tracing_multi_attach_all(void)
 			break;
 		}
 		ASSERT_GT(all_hits_during_syscalls(skel), 0, "hits while attached");
+		if (round == 1)
+			ASSERT_EQ(direct_sites_of(names, cnt), cnt, "call sites while attached");
 		tracing_multi_mark("attach_all: round %d: detach\n", round);
 		bpf_link__destroy(link);
 		ASSERT_EQ(all_hits_during_syscalls(skel), 0, "hits after detach");
+		if (round == 1)
+			ASSERT_EQ(direct_sites_of(names, cnt), 0, "call sites after detach");
 	}
 	printf("%s: %zu functions, attached and detached %d times\n", __func__, cnt, round - 1);
 	if (round > 2)
