@@ -410,10 +410,13 @@ static void multi_syms_walk(struct multi_syms *ms)
 				      (unsigned long)_einittext);
 }
 
+/* Functions multi_syms_locate() looks up in one RCU read-side section */
+#define MULTI_LOCATE_BATCH	1024
+
 /*
  * The ftrace location of each function found whose end is known, in the
- * order of their addresses: ftrace_location_range_next() takes a few steps
- * each then, where ftrace_location_range() would search the records.
+ * order of their addresses: ftrace_location_range_cursor() takes a few
+ * steps each then, where ftrace_location_range() would search the records.
  */
 static void multi_syms_locate(struct multi_syms *ms)
 {
@@ -425,8 +428,8 @@ static void multi_syms_locate(struct multi_syms *ms)
 	for (i = 0; i < ms->ranked; i++) {
 		sym = &ms->syms[ms->by_rank[i]];
 		if (sym->cnt == 1 && sym->end)
-			sym->loc = ftrace_location_range_next(&cur, sym->addr, sym->end - 1);
-		if (!((i + 1) % MULTI_SYMS_BATCH)) {
+			sym->loc = ftrace_location_range_cursor(&cur, sym->addr, sym->end - 1);
+		if (!((i + 1) % MULTI_LOCATE_BATCH)) {
 			rcu_read_unlock();
 			cond_resched();
 			memset(&cur, 0, sizeof(cur));
