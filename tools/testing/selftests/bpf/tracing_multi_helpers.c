@@ -71,9 +71,10 @@ static bool skip_name(const char *name)
 	return false;
 }
 
-static int cmp_str(const void *a, const void *b)
+/* qsort() and bsearch() order of an array of strings */
+int tracing_multi_cmp_str(const void *a, const void *b)
 {
-	return strcmp(*(char **)a, *(char **)b);
+	return strcmp(*(char * const *)a, *(char * const *)b);
 }
 
 static bool proto_ok(const struct btf *btf, const struct btf_type *proto)
@@ -132,14 +133,14 @@ char **tracing_multi_kallsyms_text(size_t *pcnt)
 	}
 	fclose(f);
 	if (names)
-		qsort(names, n, sizeof(*names), cmp_str);
+		qsort(names, n, sizeof(*names), tracing_multi_cmp_str);
 	*pcnt = n;
 	return names;
 }
 
 static bool is_dup(char **names, size_t n, const char *name)
 {
-	char **p = bsearch(&name, names, n, sizeof(*names), cmp_str);
+	char **p = bsearch(&name, names, n, sizeof(*names), tracing_multi_cmp_str);
 
 	return p && ((p > names && !strcmp(p[-1], name)) ||
 		     (p + 1 < names + n && !strcmp(p[1], name)));
@@ -267,7 +268,7 @@ int tracing_multi_all_funcs(char ***pnames, __u32 **pids, size_t *pcnt)
 	fclose(f);
 	if (!ASSERT_OK_PTR(all, "names"))
 		return -1;
-	qsort(all, n, sizeof(*all), cmp_str);
+	qsort(all, n, sizeof(*all), tracing_multi_cmp_str);
 	ksyms = tracing_multi_kallsyms_text(&nksyms);
 	if (!ASSERT_OK_PTR(ksyms, "kallsyms"))
 		return -1;

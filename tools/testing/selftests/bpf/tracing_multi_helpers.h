@@ -18,6 +18,7 @@ int tracing_multi_drop_all_refused(struct bpf_program *prog, __u32 *ids, char **
 char **tracing_multi_kallsyms_text(size_t *pcnt);
 __u32 tracing_multi_ambiguous_id(void);
 void tracing_multi_free_names(char **names, size_t n);
+int tracing_multi_cmp_str(const void *a, const void *b);
 void tracing_multi_mark(const char *fmt, ...);
 void tracing_multi_settle(void);
 int tracing_multi_module_btf(const char *module, struct btf *vmlinux, struct btf **pbtf);

@@ -129,11 +129,6 @@ static void attach_beside_update(struct tracing_multi_bench *skel,
 	free(ids);
 }
 
-static int cmp_name(const void *a, const void *b)
-{
-	return strcmp(*(char * const *)a, *(char * const *)b);
-}
-
 /*
  * How many of the link's functions @names have a direct call in ftrace's
  * enabled_functions, which names each call site's function as
@@ -165,9 +160,9 @@ static size_t direct_sites_of(char **names, size_t cnt)
 			goto out;
 		n++;
 	}
-	qsort(direct, n, sizeof(*direct), cmp_name);
+	qsort(direct, n, sizeof(*direct), tracing_multi_cmp_str);
 	for (i = 0; i < cnt; i++) {
-		if (bsearch(&names[i], direct, n, sizeof(*direct), cmp_name))
+		if (bsearch(&names[i], direct, n, sizeof(*direct), tracing_multi_cmp_str))
 			found++;
 		else if (found == i && n)	/* the first one without, among some */
 			printf("%s: no direct call at %s\n", __func__, names[i]);

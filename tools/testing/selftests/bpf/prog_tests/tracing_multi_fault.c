@@ -110,11 +110,6 @@ static bool fault_fired(void)
 	return fired;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char * const *)a, *(char * const *)b);
-}
-
 /*
  * What the kernel lists of its multi trampolines, as malloc'ed text: one
  * block per image (its line, then its functions), in sorted order and
@@ -150,7 +145,7 @@ static char *tramps_snapshot(void)
 			goto out;
 		nr++;
 	}
-	qsort(blocks, nr, sizeof(*blocks), cmp_str);
+	qsort(blocks, nr, sizeof(*blocks), tracing_multi_cmp_str);
 	for (i = 0; i < nr; i++)
 		size += strlen(blocks[i]);
 	out = calloc(1, size);
