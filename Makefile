@@ -2,7 +2,7 @@
 # fentry.multi for Linux 6.12: the harness. See README.md.
 #
 #   make run                 build, boot the x86-64 kernel, run the demo
-#   make check [ARCH=...]    build both kernels and selftests, run them in QEMU
+#   make check [ARCH=...]    build the kernels (x86-64, its mitigations variant, arm64) and selftests, run them in QEMU
 #   make bench [ARCH=...]    attach benchmark in QEMU (prints numbers)
 #   make stress [ARCH=...] [ROUNDS=n]  attach/detach stress loop in QEMU
 #   make canary [ARCH=...]   does the emulator run cross-modified code right?

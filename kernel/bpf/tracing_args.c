@@ -26,10 +26,10 @@ __bpf_kfunc_start_defs();
 /**
  * bpf_arg() - an argument of the traced function
  * @ctx: the program's context, as passed to it
- * @n: argument index, from 0
+ * @n: argument slot, from 0 (a struct of more than 8 bytes takes two)
  *
- * Return: argument @n as a u64, or 0 when the traced function takes fewer
- * than @n + 1 arguments.
+ * Return: argument slot @n as a u64, or 0 when the traced function has
+ * fewer than @n + 1 argument slots.
  */
 __bpf_kfunc u64 bpf_arg(void *ctx, unsigned int n)
 {

@@ -6,8 +6,9 @@
  *
  * This file holds the link as user space and the program see it:
  * - BPF_LINK_CREATE: the ids are checked as the targets of ordinary
- *   tracing programs are checked at load, resolved to addresses (vmlinux
- *   functions by one walk of kallsyms, as kprobe.multi does) and each
+ *   tracing programs are checked at load, resolved to addresses (the
+ *   vmlinux functions of a link of MULTI_SYMS_BATCH or more by one walk
+ *   of kallsyms, as kprobe.multi does; others by a search each) and each
  *   given its struct bpf_trampoline; bpf_tramp_multi_link_attach() then
  *   routes them (trampoline_multi.c);
  * - release (a work item waits for the calls in flight, not the task
@@ -18,11 +19,12 @@
  *
  * Nothing here takes tramp_multi_mutex itself. What the helpers and the
  * inlined calls read (funcs[].addr, cookies, arg_btf, arg_btf_off) is set
- * before the link is attached and stays until it is freed: once the
- * release work has waited for the calls in flight (multi_release_workfn())
- * and bpf_link_free()'s RCU grace period has passed, after an
- * RCU-tasks-trace grace period that follows both for a sleepable program
- * (free_trace); after a failed attach, as bpf_link_free() frees a link.
+ * before the link is attached and stays until it is freed. The link is
+ * freed once the release work has waited for the calls in flight
+ * (multi_release_workfn()) and bpf_link_free()'s RCU grace period has
+ * passed; for a sleepable program (free_trace), after an RCU-tasks-trace
+ * grace period that follows both. After a failed attach, it is freed as
+ * bpf_link_free() frees a link.
  */
 #include <linux/bpf.h>
 #include <linux/bpf_verifier.h>

@@ -28,11 +28,14 @@ struct bpf_tramp_multi {
 	struct bpf_tramp_shared *shared;	/* the image it is on, or NULL */
 	/* in shared->funcs, on tramp_own_list (an own image), or empty */
 	struct list_head shared_node;
-	/* set once, both mutexes held (release): read under either, or acquire */
+	/* set once, with both mutexes held, by smp_store_release(): read
+	 * under either mutex, or with smp_load_acquire()
+	 */
 	unsigned long ftrace_loc;
-	/* on trampoline_multi.c's list of functions to tidy, holding a ref (a
-	 * detach without memory): put on while a detaching link still counts
-	 * in tr->multi_cnt, or under tr->mutex too; taken off under tr->mutex too
+	/* on tramp_stale_list, the functions to tidy after a detach without
+	 * memory, holding a reference to the trampoline: put on with
+	 * tr->mutex held too, unless a detaching link still counts in
+	 * tr->multi_cnt; taken off with tr->mutex held too
 	 */
 	struct list_head stale_node;
 };
@@ -129,8 +132,8 @@ struct bpf_tracing_multi_func {
 struct bpf_tracing_multi_link {
 	/* link.cookie is the link itself, where the program may read the
 	 * IP: the helpers that find the function by it look it up there
-	 * (multi_link_of(), multi_func_of()). Else 0, which an image stores
-	 * in less code.
+	 * (multi_link_of(), multi_func_of()). Else 0: an image stores a zero
+	 * cookie in fewer instructions.
 	 */
 	struct bpf_tramp_link link;
 	enum bpf_attach_type attach_type;

@@ -12,11 +12,12 @@
  *   its functions sorted by address, each with its struct bpf_trampoline
  *   (the per-function object ordinary fentry/fexit use too).
  * - struct bpf_tramp_shared: one trampoline image serving every function
- *   that has the same argument count, the same patched-call offset and the
- *   same set of multi links, and no ordinary program. Its ftrace_ops holds
- *   exactly those functions; when the set changes, the ops changes in
- *   place (ftrace_direct_replace()): no function misses a call, and only
- *   the call sites of functions that come or go are rewritten.
+ *   of the same arity class (tramp_shared_model()), with the same
+ *   patched-call offset and the same set of multi links, and no ordinary
+ *   program. Its ftrace_ops holds exactly those functions; when the set
+ *   changes, the ops changes in place (ftrace_direct_replace()): no
+ *   function misses a call, and only the call sites of functions that
+ *   come or go are rewritten.
  *
  * Every link operation (attach or detach) recomputes where each of the
  * link's functions goes, creates the images that do not exist yet, and
@@ -50,8 +51,10 @@
  * link's programs are jumped over in the images that run them: the JIT
  * left a NOP before each program of a multi image for that, so it needs
  * nothing new. Those images stay where they are and run the other links;
- * planning no longer picks them, and multi_tidy() moves their functions
- * away as soon as it can, keeping each function's trampoline until then.
+ * planning no longer picks them. Such an image is dead
+ * (bpf_tramp_shared.dead) and each function it runs stale (on
+ * tramp_stale_list) until multi_tidy() moves it away, as soon as it can,
+ * keeping the function's trampoline until then.
  *
  * Locking: tramp_multi_mutex serializes link operations (attach, detach,
  * multi_tidy()) and guards every bpf_tramp_shared, the registries below,
