@@ -6,11 +6,13 @@
  *
  * This file holds the link as user space and the program see it:
  * - BPF_LINK_CREATE: the ids are checked as the targets of ordinary
- *   tracing programs are checked at load, resolved to addresses (the
- *   vmlinux functions of a link of MULTI_SYMS_BATCH or more by one walk
- *   of kallsyms, as kprobe.multi does; others by a search each) and each
- *   given its struct bpf_trampoline; bpf_tramp_multi_link_attach() then
- *   routes them (trampoline_multi.c);
+ *   tracing programs are checked at load, resolved to addresses (those of
+ *   a vmlinux link of MULTI_SYMS_BATCH or more by one walk of kallsyms,
+ *   as kprobe.multi does, memory permitting; otherwise each by a search,
+ *   a module's in its own symbols, unless another multi link resolved it
+ *   already: then from its trampoline) and each given its struct
+ *   bpf_trampoline; bpf_tramp_multi_link_attach() then routes them
+ *   (trampoline_multi.c);
  * - release (a work item waits for the calls in flight, not the task
  *   closing the link), fdinfo and link info;
  * - what a program reads about the function it runs for: its cookie and

@@ -21,15 +21,18 @@
  *
  * Every link operation (attach or detach) recomputes where each of the
  * link's functions goes, creates the images that do not exist yet, and
- * switches all functions in one ftrace_direct_replace() call. Either all of
- * it happens or, on error, none. An update waits for no grace period under
- * tramp_multi_mutex: the images and ops it empties are freed after one by
- * work items (multi_put_workfn(), ftrace_direct_change.release); only an
- * ftrace update that fails once ops are registered waits inside ftrace
- * (a rude and an RCU-tasks grace period). A detach, which lets a program go,
- * is followed by that wait (as ftrace_shutdown() would have waited), which
- * frees what its reroutes emptied: bpf_tramp_multi_wait(), once the
- * mutexes are released: an ordinary program's detach waits itself
+ * switches all functions in one ftrace_direct_replace() call (but a
+ * function that keeps its own image beside an IPMODIFY user, changed in
+ * place by modify_ftrace_direct()). Either all of it happens or, on error,
+ * none. An update waits for no grace period under tramp_multi_mutex: the
+ * images and ops it empties are freed after one by work items
+ * (multi_put_workfn(), ftrace_direct_change.release); only an ftrace update
+ * that fails once ops are registered waits inside ftrace (a rude and an
+ * RCU-tasks grace period), and one that waits for direct_mutex or a
+ * tr->mutex waits for what their holder waits for. A detach, which lets
+ * a program go, is followed by that wait (as ftrace_shutdown() would have
+ * waited), which frees what its reroutes emptied: bpf_tramp_multi_wait(),
+ * once the mutexes are released: an ordinary program's detach waits itself
  * (bpf_tramp_multi_unlock()), a multi link's release leaves the wait to a
  * work item and keeps its program until then (tracing_multi_link.c).
  *
@@ -51,10 +54,12 @@
  * link's programs are jumped over in the images that run them: the JIT
  * left a NOP before each program of a multi image for that, so it needs
  * nothing new. Those images stay where they are and run the other links;
- * planning no longer picks them. Such an image is dead
- * (bpf_tramp_shared.dead) and each function it runs stale (on
- * tramp_stale_list) until multi_tidy() moves it away, as soon as it can,
- * keeping the function's trampoline until then.
+ * planning no longer picks them. A shared image that jumps over a link is
+ * dead (bpf_tramp_shared.dead). Each function left on an image that jumps
+ * over a program, shared or its own (also after an ordinary program's
+ * detach without memory, bpf_tramp_multi_unlink()), is stale (on
+ * tramp_stale_list) until multi_tidy() moves it, as soon as it can,
+ * keeping its trampoline until then.
  *
  * Locking: tramp_multi_mutex serializes link operations (attach, detach,
  * multi_tidy()) and guards every bpf_tramp_shared, the registries below,
