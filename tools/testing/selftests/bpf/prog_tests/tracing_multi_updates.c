@@ -674,7 +674,8 @@ static bool lat_rounds_held(struct tracing_multi_updates *skel, struct tracing_m
 		tracing_multi_write_file(MULTI_HOLD, "0");
 		return false;
 	}
-	for (i = 0; i < 500 && tracing_multi_read_long(MULTI_HOLD) != 2; i++)
+	/* as long as the hold may last: a loaded emulator may take seconds */
+	for (i = 0; i < HOLD_SECS * 100 && tracing_multi_read_long(MULTI_HOLD) != 2; i++)
 		usleep(10 * 1000);
 	err = pthread_create(&rtid, NULL, release_thread, &stop);
 	if (ASSERT_EQ(tracing_multi_read_long(MULTI_HOLD), 2,
