@@ -59,7 +59,10 @@ void bpf_tramp_ftrace_ops_init(struct ftrace_ops *ops, struct bpf_trampoline *tr
  */
 static inline bool bpf_tramp_multi_managed(const struct bpf_trampoline *tr)
 {
-	/* multi->shared changes under tramp_multi_mutex alone, but not then */
+	/*
+	 * Without tr->mutex, stale_node and multi->shared change only while
+	 * an earlier term holds: under tr->mutex, the answer is stable.
+	 */
 	return tr->multi_cnt ||
 	       (tr->multi && (!list_empty(&tr->multi->stale_node) || tr->multi->shared));
 }
