@@ -77,6 +77,14 @@ int tracing_multi_cmp_str(const void *a, const void *b)
 	return strcmp(*(char * const *)a, *(char * const *)b);
 }
 
+/* qsort() order of an array of doubles, ascending */
+int tracing_multi_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
 static bool proto_ok(const struct btf *btf, const struct btf_type *proto)
 {
 	const struct btf_param *p = btf_params(proto);

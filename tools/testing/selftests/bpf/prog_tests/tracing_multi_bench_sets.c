@@ -83,13 +83,6 @@ static void direct_verify_restore(char was)
 	fclose(f);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Every function @prog takes, less those it refuses (@pnames: or NULL). */
 static int takeable_funcs(struct bpf_program *prog, __u32 **pids, char ***pnames, size_t *pcnt)
 {
@@ -253,7 +246,7 @@ void serial_test_tracing_multi_bench_sets(void)
 	}
 	td = now_s() - t0;
 	memcpy(sorted, t, sizeof(t));
-	qsort(sorted, SETS_LINKS, sizeof(*sorted), cmp_double);
+	qsort(sorted, SETS_LINKS, sizeof(*sorted), tracing_multi_cmp_double);
 	printf("BENCH sets: functions %d, links %d, images %d; ", SETS_FUNCS, SETS_LINKS, images);
 	printf("attach first %.3f ms, last %.3f ms (%.2fx), ", t[0] * 1e3,
 	       t[SETS_LINKS - 1] * 1e3, t[SETS_LINKS - 1] / t[0]);

@@ -563,19 +563,12 @@ static int churn_funcs(struct churn_ctx *c)
 	return ASSERT_GE(n, CHURN_FUNCS / 2, "churn functions") ? 0 : -1;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* what lat_target runs on */
 static char lat_pkt[64];
 
 static void print_dist(const char *what, double *ms, int n)
 {
-	qsort(ms, n, sizeof(*ms), cmp_double);
+	qsort(ms, n, sizeof(*ms), tracing_multi_cmp_double);
 	printf(" %s min %.2f median %.2f p90 %.2f max %.2f;", what, ms[0], ms[n / 2],
 	       ms[n * 9 / 10], ms[n - 1]);
 }
