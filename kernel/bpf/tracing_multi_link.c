@@ -490,7 +490,7 @@ static void multi_syms_lookup(struct multi_syms *ms, struct btf *btf, const u32 
 /*
  * The trampoline of a function that a multi link resolved before, with a
  * reference, and its ftrace location into @loc; else NULL. Its address and
- * ftrace location stay known in it (tr->multi->ftrace_loc is set once), and
+ * ftrace location stay known in it (tr->multi->loc_off is set once), and
  * the same id of the same BTF is the same function: no need to find them
  * again (a vmlinux function's by name in kallsyms).
  */
@@ -501,10 +501,11 @@ static struct bpf_trampoline *multi_tr_known(u64 key, unsigned long *loc)
 
 	/* acquire: pairs with the release in bpf_tramp_multi_init() */
 	multi = tr ? smp_load_acquire(&tr->multi) : NULL;
-	/* acquire: then func.addr, set before (multi_link_add()) */
-	*loc = multi ? smp_load_acquire(&multi->ftrace_loc) : 0;
-	if (*loc)
+	/* acquire: then loc_off and func.addr, set before (multi_link_add()) */
+	if (multi && smp_load_acquire(&multi->loc_known)) {
+		*loc = (unsigned long)tr->func.addr + multi->loc_off;
 		return tr;
+	}
 	bpf_trampoline_put(tr);
 	return NULL;
 }
@@ -582,7 +583,6 @@ static int multi_link_resolve_one(struct bpf_tracing_multi_link *link, struct bp
 	f->btf_id = id;
 	if (link->cookies)
 		link->cookies[f - link->funcs] = cookie;
-	f->link = link;
 	f->tr = tr ?: bpf_trampoline_get_multi(key, &tgt_info);
 	if (!f->tr)
 		return -ENOMEM;
@@ -637,6 +637,7 @@ static int multi_link_arg_btf(struct bpf_tracing_multi_link *link, const struct 
 {
 	bool split_ids = link->btf == prog->aux->attach_btf;
 	const struct btf_type *t;
+	u32 (*rows)[MAX_BPF_FUNC_ARGS];
 	u32 i;
 
 	if (!prog->aux->uses_arg_btf)
@@ -650,9 +651,23 @@ static int multi_link_arg_btf(struct bpf_tracing_multi_link *link, const struct 
 		bpf_arg_btf_slots(link->btf, t, split_ids, link->arg_btf[i]);
 		cond_resched();
 	}
-	/* a row is as large as an entry of funcs[]: all rows are that far */
-	BUILD_BUG_ON(sizeof(*link->funcs) != sizeof(*link->arg_btf));
-	link->arg_btf_off = (unsigned long)link->arg_btf - (unsigned long)link->funcs;
+	/* a row is twice as large as an entry of funcs[] */
+	BUILD_BUG_ON(sizeof(*link->arg_btf) != 2 * sizeof(*link->funcs));
+	link->arg_btf_off = ((unsigned long)link->arg_btf >> 1) - (unsigned long)link->funcs;
+	if (link->arg_btf_off)
+		return 0;
+	/*
+	 * 0 says "no rows". Addresses with their top bit set never give it,
+	 * tagged ones (KASAN_SW_TAGS) may: the rows move, away from where
+	 * they were.
+	 */
+	rows = multi_link_array_alloc(link->cnt, sizeof(*rows));
+	if (!rows)
+		return -ENOMEM;
+	memcpy(rows, link->arg_btf, array_size(link->cnt, sizeof(*rows)));
+	kvfree(link->arg_btf);
+	link->arg_btf = rows;
+	link->arg_btf_off = ((unsigned long)rows >> 1) - (unsigned long)link->funcs;
 	return 0;
 }
 
@@ -984,7 +999,7 @@ static void multi_arg_jump(struct bpf_insn *from, const struct bpf_insn *to)
  * The most instructions bpf_tracing_multi_arg_inline() writes, those of
  * bpf_arg_first_btf(): multi_arg_row_insns()'s, a step of 3 per slot, 4 more
  */
-#define MULTI_ARG_ROW_INSNS	20
+#define MULTI_ARG_ROW_INSNS	21
 #define MULTI_ARG_INSNS_MAX	(MULTI_ARG_ROW_INSNS + 3 * MAX_BPF_FUNC_ARGS + 4)
 
 /*
@@ -1032,13 +1047,14 @@ static struct bpf_insn *multi_arg_row_insns(struct bpf_insn *insn, int cookie_of
 			      offsetof(struct bpf_tracing_multi_func, addr));
 	miss[0] = insn;
 	*insn++ = BPF_JMP_REG(BPF_JNE, BPF_REG_3, BPF_REG_2, 0);
-	/* r4 = its row, at link->arg_btf_off from it */
+	/* r4 = its row, at twice (it + link->arg_btf_off) */
 	*insn++ = BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_1, cookie_off);
 	*insn++ = BPF_LDX_MEM(BPF_DW, BPF_REG_3, BPF_REG_0,
 			      offsetof(struct bpf_tracing_multi_link, arg_btf_off));
 	miss[1] = insn;
 	*insn++ = BPF_JMP_IMM(BPF_JEQ, BPF_REG_3, 0, 0);
 	*insn++ = BPF_ALU64_REG(BPF_ADD, BPF_REG_4, BPF_REG_3);
+	*insn++ = BPF_ALU64_IMM(BPF_LSH, BPF_REG_4, 1);
 	return insn;
 }
 
@@ -1087,7 +1103,7 @@ static struct bpf_insn *multi_arg_first_insns(struct bpf_insn *insn, bool load, 
  * @btf_id: the call's type id
  *
  * The instructions give what the kfunc would, ctx in r1, into r0, and
- * clobber r1 to r5 as a call may (25 to 60 of them). They read the link
+ * clobber r1 to r5 as a call may (26 to 61 of them). They read the link
  * where the kfunc does, in the trampoline's run context, which a JIT keeps
  * at bpf_jit_tramp_run_ctx_off() from ctx in a trampoline that stores the
  * IP: a multi program's does, as the kfuncs make it read the IP (see

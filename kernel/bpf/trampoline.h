@@ -21,17 +21,28 @@ bool bpf_tramp_dying_skip_link(const struct bpf_tramp_link *link);
  */
 struct bpf_tramp_multi {
 	struct bpf_trampoline *tr;		/* set once */
-	/* funcs[].tr_node of its links: added under tr->mutex too, taken off
-	 * by a detach without it
+	/*
+	 * Its multi links, in the order of their addresses: nr_links 1, in
+	 * link; more, in links[], which multi_links_add() allocates and
+	 * multi_links_del() frees. Added under tr->mutex too, taken off by a
+	 * detach without it (and links[] freed): read under tramp_multi_mutex,
+	 * or under tr->mutex while the function is not multi-managed (none).
 	 */
-	struct hlist_head links;
+	union {
+		struct bpf_tracing_multi_link *link;
+		struct bpf_tracing_multi_link **links;
+	};
+	u32 nr_links;
+	/*
+	 * Its ftrace location, at loc_off from tr->func.addr once loc_known:
+	 * set once, with both mutexes held, loc_known by smp_store_release().
+	 * Read under either mutex, or after smp_load_acquire() of loc_known.
+	 */
+	u8 loc_off;
+	bool loc_known;
 	struct bpf_tramp_shared *shared;	/* the image it is on, or NULL */
 	/* in shared->funcs, on tramp_own_list (an own image), or empty */
 	struct list_head shared_node;
-	/* set once, with both mutexes held, by smp_store_release(): read
-	 * under either mutex, or with smp_load_acquire()
-	 */
-	unsigned long ftrace_loc;
 	/* on tramp_stale_list, the functions to tidy after a detach without
 	 * memory, holding a reference to the trampoline: put on with
 	 * tr->mutex held too, unless a detaching link still counts in
@@ -114,21 +125,18 @@ static inline bool bpf_tramp_multi_managed(const struct bpf_trampoline *tr)
 
 struct bpf_tracing_multi_link;
 
-/* One function of a multi link. */
+/* One function of a multi link: funcs[].tr->multi lists the link. */
 struct bpf_tracing_multi_func {
 	unsigned long addr;		/* what bpf_get_func_ip() returns */
+	struct bpf_trampoline *tr;
 	u32 btf_id;
 	u8 loc_off;			/* its ftrace location - addr */
-	struct bpf_trampoline *tr;
-	struct hlist_node tr_node;	/* in tr->multi->links */
-	struct bpf_tracing_multi_link *link;
 };
 
 /*
  * A tracing_multi link: tracing_multi_link.c creates it and resolves its
  * functions, trampoline_multi.c routes them. Its fields are set before
- * bpf_tramp_multi_link_attach() and stay until the link is freed, but:
- * funcs[].tr_node (tramp_multi_mutex; tr->mutex too to add),
+ * bpf_tramp_multi_link_attach() and stay until the link is freed, but
  * funcs[].tr (put once the link is released, or by a failed attach) and
  * free_trace (set by a failed attach or the release).
  */
@@ -148,9 +156,11 @@ struct bpf_tracing_multi_link {
 	/* bpf_arg_btf_slots() of funcs[i]'s prototype, if the program asks */
 	u32 (*arg_btf)[MAX_BPF_FUNC_ARGS];
 	/*
-	 * where funcs[i]'s row of arg_btf is, in bytes from funcs[i] (rows
-	 * and funcs[] entries are the same size); 0 without arg_btf. For the
-	 * verifier's inlined typed-argument calls.
+	 * Half arg_btf's address less funcs', so that funcs[i]'s row of
+	 * arg_btf, twice as large as an entry of funcs[], is at twice
+	 * (&funcs[i] + this), modulo 2^64. 0 without arg_btf (never with it:
+	 * see multi_link_arg_btf()). For the verifier's inlined
+	 * typed-argument calls.
 	 */
 	u64 arg_btf_off;
 	/*

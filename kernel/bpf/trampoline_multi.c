@@ -78,8 +78,9 @@
  * function becomes multi-managed, and stops being so, only with both
  * mutexes held (multi_link_add(), multi_link_del(), multi_link_unhold(),
  * multi_stale_del()): the ordinary path asks under tr->mutex, and the
- * answer holds while it keeps it. tr->multi->ftrace_loc, set once, is also
- * read with neither held (multi_tr_known(), tracing_multi_link.c). Order:
+ * answer holds while it keeps it. tr->multi->loc_off, set once, is also
+ * read with neither held, once loc_known is (multi_tr_known(),
+ * tracing_multi_link.c). Order:
  * tramp_multi_mutex -> tr->mutex -> direct_mutex -> ftrace_lock. ftrace
  * calls the ops_func callbacks with direct_mutex held: they only trylock
  * the other two.
@@ -275,7 +276,7 @@ static void multi_link_tlinks_add(struct bpf_tramp_links *tlinks,
  */
 static unsigned long multi_tr_ftrace_ip(const struct bpf_trampoline *tr)
 {
-	return tr->multi->ftrace_loc;
+	return (unsigned long)tr->func.addr + tr->multi->loc_off;
 }
 
 static bool multi_tr_ipmodify(const struct bpf_trampoline *tr)
@@ -289,25 +290,106 @@ static u8 multi_tr_ret_off(struct bpf_trampoline *tr)
 	return multi_tr_ftrace_ip(tr) + MCOUNT_INSN_SIZE - (unsigned long)tr->func.addr;
 }
 
-static int multi_cmp_ptr(const void *a, const void *b)
+/* The multi links of @m's function, sorted by address: @m->nr_links of them. */
+static struct bpf_tracing_multi_link *const *multi_links(const struct bpf_tramp_multi *m)
 {
-	unsigned long x = *(unsigned long *)a, y = *(unsigned long *)b;
-
-	return x < y ? -1 : x > y;
+	return m->nr_links > 1 ? m->links : &m->link;
 }
 
 /* The multi links of @tr, sorted, into @links (BPF_MAX_TRAMP_LINKS long). */
 static u32 multi_tr_links(struct bpf_trampoline *tr, struct bpf_tracing_multi_link **links)
 {
-	struct bpf_tracing_multi_func *f;
-	u32 n = 0;
+	u32 n = tr->multi->nr_links;
 
-	hlist_for_each_entry(f, &tr->multi->links, tr_node)
-		links[n++] = f->link;
-	/* not for each function of a whole-kernel link: sort() may be traced */
-	if (n > 1)
-		sort(links, n, sizeof(*links), multi_cmp_ptr, NULL);
+	/* most have one: no call for it */
+	if (n == 1)
+		links[0] = tr->multi->link;
+	else if (n)
+		memcpy(links, tr->multi->links, n * sizeof(*links));
 	return n;
+}
+
+/*
+ * Room in a links[] array for @n links: what the kmalloc() of at least
+ * that many gave. Links are taken off in place, so an array may be larger.
+ */
+static u32 multi_links_room(u32 n)
+{
+	return kmalloc_size_roundup(n * sizeof(struct bpf_tracing_multi_link *)) /
+	       sizeof(struct bpf_tracing_multi_link *);
+}
+
+/*
+ * Add @link to @m's function's multi links, in address order. A function
+ * with one keeps it in m->link, with more in a kmalloc()ed array: its
+ * first link costs no allocation, each further one at most one.
+ *
+ * Not traced, as it runs once per function of a link (see
+ * MULTI_RESCHED_BATCH), as multi_links_del() does.
+ *
+ * Return: 0, or -ENOMEM with nothing changed.
+ */
+static notrace int multi_links_add(struct bpf_tramp_multi *m, struct bpf_tracing_multi_link *link)
+{
+	struct bpf_tracing_multi_link **links;
+	u32 n = m->nr_links, i;
+
+	if (!n) {
+		m->link = link;
+		m->nr_links = 1;
+		return 0;
+	}
+	if (n == 1 || n + 1 > multi_links_room(n)) {
+		size_t size = kmalloc_size_roundup((n + 1) * sizeof(*links));
+
+		links = kmalloc(size, GFP_KERNEL_ACCOUNT);
+		if (!links)
+			return -ENOMEM;
+		memcpy(links, multi_links(m), n * sizeof(*links));
+		if (n > 1)
+			kfree(m->links);
+		m->links = links;
+	}
+	links = m->links;
+	for (i = n; i && links[i - 1] > link; i--)
+		links[i] = links[i - 1];
+	links[i] = link;
+	m->nr_links = n + 1;
+	return 0;
+}
+
+/*
+ * Take @link off @m's function's multi links: no allocation, never fails.
+ * Not traced: a detach calls it once per function while the link still
+ * runs on them (multi_link_unlist()), and on a link on every function
+ * each call would run its programs.
+ */
+static notrace void multi_links_del(struct bpf_tramp_multi *m, struct bpf_tracing_multi_link *link)
+{
+	struct bpf_tracing_multi_link **links = m->links, *keep;
+	u32 n = m->nr_links, i;
+
+	if (WARN_ON_ONCE(!n))
+		return;
+	if (n == 1) {
+		if (WARN_ON_ONCE(m->link != link))
+			return;
+		m->link = NULL;
+		m->nr_links = 0;
+		return;
+	}
+	for (i = 0; i < n && links[i] != link; i++)
+		;
+	if (WARN_ON_ONCE(i == n))
+		return;
+	if (n == 2) {
+		keep = links[!i];
+		kfree(links);
+		m->link = keep;
+	} else {
+		memmove(&links[i], &links[i + 1], (n - i - 1) * sizeof(*links));
+	}
+	m->nr_links = n - 1;
 }
 
 /*
@@ -585,16 +667,15 @@ static int multi_tr_ordinary_cnt(const struct bpf_trampoline *tr)
  */
 int bpf_tramp_multi_get_links(const struct bpf_trampoline *tr, struct bpf_tramp_links *tlinks)
 {
-	struct bpf_tracing_multi_func *f;
-	int n = 0;
+	struct bpf_tracing_multi_link *const *links;
+	u32 i;
 
 	if (!tr->multi)		/* never had a multi link */
 		return 0;
-	hlist_for_each_entry(f, &tr->multi->links, tr_node) {
-		multi_link_tlinks_add(tlinks, f->link);
-		n++;
-	}
-	return n;
+	links = multi_links(tr->multi);
+	for (i = 0; i < tr->multi->nr_links; i++)
+		multi_link_tlinks_add(tlinks, links[i]);
+	return tr->multi->nr_links;
 }
 
 /* Build @p->tr's own image: its ordinary programs and its multi links. */
@@ -682,7 +763,7 @@ static int multi_plan_one(struct multi_reroute *r, struct multi_plan *p,
 	}
 	p->ipmodify = multi_tr_ipmodify(tr);
 	r->nr_cur += !!tr->cur_image;
-	n = hlist_empty(&tr->multi->links) ? 0 : multi_tr_links(tr, links);
+	n = multi_tr_links(tr, links);
 	if (multi_tr_ordinary_cnt(tr) || (n && multi_tr_ipmodify(tr)))
 		return multi_plan_own(r, p);
 	if (!n)
@@ -899,7 +980,7 @@ static void multi_plan_commit(struct multi_plan *p, struct multi_image_puts *put
 	if (p->own_ops || p->own_modify) {
 		tr->flags = p->own_flags;
 		/* not tr->multi_cnt: a detaching link counts there */
-		if (!hlist_empty(&m->links))
+		if (m->nr_links)
 			list_add_tail(&m->shared_node, &tramp_own_list);
 	}
 }
@@ -1378,8 +1459,10 @@ void bpf_tramp_multi_mutex_unlock(void)
 static int multi_plan_cmp_addr(const void *a, const void *b)
 {
 	const struct multi_plan *x = a, *y = b;
+	unsigned long xa = (unsigned long)x->tr->func.addr;
+	unsigned long ya = (unsigned long)y->tr->func.addr;
 
-	return multi_cmp_ptr(&x->tr->func.addr, &y->tr->func.addr);
+	return xa < ya ? -1 : xa > ya;
 }
 
 /* The module of a stale function's address, or NULL (vmlinux). */
@@ -1628,7 +1711,7 @@ static void multi_link_del(struct bpf_tracing_multi_link *link, u32 cnt)
 		struct bpf_trampoline *tr = f->tr;
 
 		mutex_lock(&tr->mutex);
-		hlist_del(&f->tr_node);
+		multi_links_del(tr->multi, link);
 		tr->multi_cnt--;
 		tr->fsession_cnt -= fsession;
 		mutex_unlock(&tr->mutex);
@@ -1660,9 +1743,14 @@ static int multi_link_add(struct bpf_tracing_multi_link *link)
 			/* an fsession link runs twice: it counts twice */
 			err = -E2BIG;
 		} else {
-			if (!tr->multi->ftrace_loc)	/* func.addr is set: multi_tr_known() */
-				smp_store_release(&tr->multi->ftrace_loc, f->addr + f->loc_off);
-			hlist_add_head(&f->tr_node, &tr->multi->links);
+			err = multi_links_add(tr->multi, link);
+		}
+		if (!err) {
+			if (!tr->multi->loc_known) {
+				tr->multi->loc_off = f->loc_off;
+				/* release: loc_off and func.addr, for multi_tr_known() */
+				smp_store_release(&tr->multi->loc_known, true);
+			}
 			tr->multi_cnt++;
 			tr->fsession_cnt += fsession;
 		}
@@ -1692,9 +1780,12 @@ static void multi_link_unlist(struct bpf_tracing_multi_link *link)
 
 	lockdep_assert_held(&tramp_multi_mutex);
 	for (i = 0; i < link->cnt; i++) {
-		hlist_del(&link->funcs[i].tr_node);
+		struct bpf_trampoline *tr = link->funcs[i].tr;
+
+		multi_links_del(tr->multi, link);
 		if (fsession)
-			link->funcs[i].tr->fsession_cnt--;
+			tr->fsession_cnt--;
+		multi_resched_batch(i);
 	}
 }
 

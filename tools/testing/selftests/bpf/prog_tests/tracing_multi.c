@@ -724,16 +724,37 @@ out:
 	tracing_multi__destroy(skel);
 }
 
+/* Run the subset program's functions once; each must run it once per link
+ * of @masks (bit j: function j + 1) that is still attached.
+ */
+static void subset_check(struct tracing_multi *skel, struct bpf_link **links,
+			 const unsigned int *masks, int nr_links, const char *what)
+{
+	__u64 want;
+	int i, j;
+
+	memset(skel->bss->subset_hits, 0, sizeof(skel->bss->subset_hits));
+	fentry_test_run(skel->progs.subset);
+	for (j = 0; j < NR_FUNCS; j++) {
+		for (i = 0, want = 0; i < nr_links; i++)
+			want += links[i] && (masks[i] & (1 << j));
+		ASSERT_EQ(skel->bss->subset_hits[j + 1], want, what);
+	}
+}
+
 /* Several links of one program over random intersecting subsets: each
- * function runs the program once per link that holds it.
+ * function runs the program once per link that holds it, also as the
+ * links are detached one by one in a random order (each function's list
+ * of links loses one at each place, down to one and none).
  */
 static void test_random_subsets(void)
 {
 	struct bpf_link *links[8] = {};
+	unsigned int masks[ARRAY_SIZE(links)];
 	__u64 want[NR_FUNCS + 1] = {};
 	struct tracing_multi *skel;
 	__u32 ids[NR_FUNCS], sub[NR_FUNCS];
-	int i, j, n, round;
+	int i, j, n, round, order[ARRAY_SIZE(links)];
 
 	if (fentry_test_ids(ids))
 		return;
@@ -746,6 +767,7 @@ static void test_random_subsets(void)
 		for (i = 0; i < ARRAY_SIZE(links); i++) {
 			unsigned int mask = 1 + rand() % ((1 << NR_FUNCS) - 1);
 
+			masks[i] = mask;
 			for (j = 0, n = 0; j < NR_FUNCS; j++) {
 				if (mask & (1 << j)) {
 					sub[n++] = ids[j];
@@ -759,10 +781,21 @@ static void test_random_subsets(void)
 		fentry_test_run(skel->progs.subset);
 		for (i = 1; i <= NR_FUNCS; i++)
 			ASSERT_EQ(skel->bss->subset_hits[i], want[i], "hits");
-		for (i = 0; i < ARRAY_SIZE(links); i++) {
-			bpf_link__destroy(links[i]);
-			links[i] = NULL;
+		memset(want, 0, sizeof(want));
+		for (i = 0; i < ARRAY_SIZE(links); i++)
+			order[i] = i;
+		for (i = ARRAY_SIZE(links) - 1; i > 0; i--) {
+			j = rand() % (i + 1);
+			n = order[i];
+			order[i] = order[j];
+			order[j] = n;
 		}
+		for (i = 0; i < ARRAY_SIZE(links); i++) {
+			bpf_link__destroy(links[order[i]]);
+			links[order[i]] = NULL;
+			subset_check(skel, links, masks, ARRAY_SIZE(links), "hits after a detach");
+		}
+		memset(skel->bss->subset_hits, 0, sizeof(skel->bss->subset_hits));
 	}
 out:
 	for (i = 0; i < ARRAY_SIZE(links); i++)
