@@ -310,16 +310,6 @@ static u32 multi_tr_links(struct bpf_trampoline *tr, struct bpf_tracing_multi_li
 }
 
 /*
- * Room in a links[] array for @n links: what the kmalloc() of at least
- * that many gave. Links are taken off in place, so an array may be larger.
- */
-static u32 multi_links_room(u32 n)
-{
-	return kmalloc_size_roundup(n * sizeof(struct bpf_tracing_multi_link *)) /
-	       sizeof(struct bpf_tracing_multi_link *);
-}
-
-/*
  * Add @link to @m's function's multi links, in address order. A function
  * with one keeps it in m->link, with more in a kmalloc()ed array: its
  * first link costs no allocation, each further one at most one.
@@ -339,18 +329,13 @@ static notrace int multi_links_add(struct bpf_tramp_multi *m, struct bpf_tracing
 		m->nr_links = 1;
 		return 0;
 	}
-	if (n == 1 || n + 1 > multi_links_room(n)) {
-		size_t size = kmalloc_size_roundup((n + 1) * sizeof(*links));
-
-		links = kmalloc(size, GFP_KERNEL_ACCOUNT);
-		if (!links)
-			return -ENOMEM;
-		memcpy(links, multi_links(m), n * sizeof(*links));
-		if (n > 1)
-			kfree(m->links);
-		m->links = links;
-	}
-	links = m->links;
+	/* krealloc() keeps the array where it has room */
+	links = krealloc(n > 1 ? m->links : NULL, (n + 1) * sizeof(*links), GFP_KERNEL_ACCOUNT);
+	if (!links)
+		return -ENOMEM;
+	if (n == 1)
+		links[0] = m->link;
+	m->links = links;
 	for (i = n; i && links[i - 1] > link; i--)
 		links[i] = links[i - 1];
 	links[i] = link;
