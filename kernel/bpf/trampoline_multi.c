@@ -315,7 +315,7 @@ static u32 multi_tr_links(struct bpf_trampoline *tr, struct bpf_tracing_multi_li
  * first link costs no allocation, each further one at most one.
  *
  * Not traced, as it runs once per function of a link (see
- * MULTI_RESCHED_BATCH), as multi_links_del() does.
+ * MULTI_RESCHED_BATCH); multi_links_del() is inlined for the same reason.
  *
  * Return: 0, or -ENOMEM with nothing changed.
  */
@@ -345,11 +345,14 @@ static notrace int multi_links_add(struct bpf_tramp_multi *m, struct bpf_tracing
 
 /*
  * Take @link off @m's function's multi links: no allocation, never fails.
- * Not traced: a detach calls it once per function while the link still
- * runs on them (multi_link_unlist()), and on a link on every function
- * each call would run its programs.
+ * Always inlined (and so not traced, as no inline function is): a detach
+ * runs it once per function while the link still runs on them
+ * (multi_link_unlist()), and on a link on every function each traced call
+ * would run its programs. Its kfree(), when a function goes from two links
+ * to one, is such a call.
  */
-static notrace void multi_links_del(struct bpf_tramp_multi *m, struct bpf_tracing_multi_link *link)
+static __always_inline void multi_links_del(struct bpf_tramp_multi *m,
+					    struct bpf_tracing_multi_link *link)
 {
 	struct bpf_tracing_multi_link **links = m->links, *keep;
 	u32 n = m->nr_links, i;
@@ -423,7 +426,7 @@ static struct bpf_tramp_image *multi_image_errno(struct bpf_tramp_image *im)
  */
 #define MULTI_RESCHED_BATCH	64
 
-static void multi_resched_batch(u32 i)
+static __always_inline void multi_resched_batch(u32 i)
 {
 	if (!(i % MULTI_RESCHED_BATCH))
 		cond_resched();
