@@ -20,6 +20,7 @@ __u32 tracing_multi_ambiguous_id(void);
 void tracing_multi_free_names(char **names, size_t n);
 int tracing_multi_cmp_str(const void *a, const void *b);
 int tracing_multi_cmp_double(const void *a, const void *b);
+double tracing_multi_now(void);
 void tracing_multi_mark(const char *fmt, ...);
 void tracing_multi_settle(void);
 int tracing_multi_module_btf(const char *module, struct btf *vmlinux, struct btf **pbtf);

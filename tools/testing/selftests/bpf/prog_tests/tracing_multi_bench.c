@@ -21,17 +21,8 @@
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <stdarg.h>
-#include <time.h>
 #include "tracing_multi_bench.skel.h"
 #include "tracing_multi_common.h"
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* As in progs/tracing_multi_bench.c: where bd_ns[] counts */
 enum { BD_LINK, BD_ATTACH, BD_DETACH, BD_FTRACE, BD_WAIT, BD_RELEASE, BD_RELEASE_WAIT, BD_NR };
@@ -158,35 +149,35 @@ void serial_test_tracing_multi_bench_attach(void)
 	opts.cnt = cnt;
 	tracing_multi_mark("bench: timed attach %zu\n", cnt);
 	tracing_multi_settle();
-	t0 = now();
+	t0 = tracing_multi_now();
 	link = bpf_program__attach_tracing_multi(skel->progs.bench_fentry, NULL, &opts);
-	t1 = now();
+	t1 = tracing_multi_now();
 	if (!ASSERT_OK_PTR(link, "fentry.multi attach"))
 		goto out;
 	/* outside the timed detach: the listing formats every function */
 	images = tracing_multi_count_images();
 	tracing_multi_mark("bench: detach\n");
 	tracing_multi_settle();
-	t2 = now();
+	t2 = tracing_multi_now();
 	bpf_link__destroy(link);
-	t3 = now();
+	t3 = tracing_multi_now();
 	tracing_multi_mark("bench: kprobe.multi\n");
 
 	kopts.syms = (const char **)names;
 	kopts.cnt = cnt;
 	tracing_multi_settle();
-	k0 = now();
+	k0 = tracing_multi_now();
 	link = bpf_program__attach_kprobe_multi_opts(skel->progs.bench_kprobe, NULL, &kopts);
-	k1 = now();
+	k1 = tracing_multi_now();
 	kerr = libbpf_get_error(link);
 	if (kerr != -EOPNOTSUPP) {
 		if (!ASSERT_OK_PTR(link, "kprobe.multi attach"))
 			goto out;
 		tracing_multi_settle();
-		k1b = now();
+		k1b = tracing_multi_now();
 		bpf_link__destroy(link);
 	}
-	k2 = now();
+	k2 = tracing_multi_now();
 	printf("BENCH tracing_multi_attach: functions %zu, ", cnt);
 	printf("fentry.multi attach %.3f s detach %.3f s images %d; ", t1 - t0, t3 - t2, images);
 	if (kerr == -EOPNOTSUPP)
@@ -224,11 +215,11 @@ static double trig_rate(struct tracing_multi_bench *skel, struct bpf_program *dr
 	usleep(500 * 1000);
 	for (r = 0; r < TRIG_WINDOWS; r++) {
 		skel->bss->hits = 0;
-		t = now();
+		t = tracing_multi_now();
 		for (i = 0; i < TRIG_RUNS; i++)
 			if (!ASSERT_OK(bpf_prog_test_run_opts(fd, &topts), "test_run"))
 				return 0;
-		t = now() - t;
+		t = tracing_multi_now() - t;
 		if (counted)
 			ASSERT_EQ(skel->bss->hits, TRIG_RUNS * TRIG_LOOPS, "hits");
 		if (TRIG_RUNS * TRIG_LOOPS / t / 1e6 > best)
@@ -513,15 +504,15 @@ static void ordinary_attach_time(struct tracing_multi_bench *skel, double *attac
 	*attach = *detach = 0;
 	for (i = 0; i < ORD_ROUNDS; i++) {
 		tracing_multi_settle();
-		t = now();
+		t = tracing_multi_now();
 		link = bpf_program__attach(skel->progs.trig_fentry);
-		ta += now() - t;
+		ta += tracing_multi_now() - t;
 		if (!ASSERT_OK_PTR(link, "attach fentry"))
 			return;
 		tracing_multi_settle();
-		t = now();
+		t = tracing_multi_now();
 		bpf_link__destroy(link);
-		td += now() - t;
+		td += tracing_multi_now() - t;
 	}
 	*attach = ta * 1e3 / ORD_ROUNDS;
 	*detach = td * 1e3 / ORD_ROUNDS;

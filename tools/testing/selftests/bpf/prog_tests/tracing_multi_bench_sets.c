@@ -36,14 +36,6 @@
 #define SETS_LINKS 64
 #define BESIDE_ROUNDS 10
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 #define VERIFY_FILE "/sys/kernel/debug/ftrace_direct_verify"
 
 /*
@@ -229,9 +221,9 @@ void serial_test_tracing_multi_bench_sets(void)
 		opts.ids = sub;
 		opts.cnt = n;
 		tracing_multi_settle();
-		t0 = now_s();
+		t0 = tracing_multi_now();
 		links[l] = bpf_program__attach_tracing_multi(skel->progs.sets_fentry, NULL, &opts);
-		t[l] = now_s() - t0;
+		t[l] = tracing_multi_now() - t0;
 		if (!ASSERT_OK_PTR(links[l], "attach"))
 			goto out;
 	}
@@ -239,12 +231,12 @@ void serial_test_tracing_multi_bench_sets(void)
 	tracing_multi_settle();
 	if (!ASSERT_OK(tracing_multi_exec_kb(&pack1, &exec_kb), "vmallocinfo"))
 		goto out;
-	t0 = now_s();
+	t0 = tracing_multi_now();
 	for (l = 0; l < SETS_LINKS; l++) {
 		bpf_link__destroy(links[l]);
 		links[l] = NULL;
 	}
-	td = now_s() - t0;
+	td = tracing_multi_now() - t0;
 	memcpy(sorted, t, sizeof(t));
 	qsort(sorted, SETS_LINKS, sizeof(*sorted), tracing_multi_cmp_double);
 	printf("BENCH sets: functions %d, links %d, images %d; ", SETS_FUNCS, SETS_LINKS, images);
@@ -277,16 +269,16 @@ static void ordinary_rounds(struct tracing_multi_bench_sets *skel, double *ta, d
 	for (i = 0; i < BESIDE_ROUNDS; i++) {
 		s0 = ftrace_sites_updated();
 		tracing_multi_settle();
-		t0 = now_s();
+		t0 = tracing_multi_now();
 		link = bpf_program__attach(skel->progs.ordinary_fentry);
-		*ta += now_s() - t0;
+		*ta += tracing_multi_now() - t0;
 		s1 = ftrace_sites_updated();
 		if (!ASSERT_OK_PTR(link, "attach ordinary"))
 			return;
 		tracing_multi_settle();
-		t0 = now_s();
+		t0 = tracing_multi_now();
 		bpf_link__destroy(link);
-		*td += now_s() - t0;
+		*td += tracing_multi_now() - t0;
 		s2 = ftrace_sites_updated();
 		*sa += s1 - s0;
 		*sd += s2 - s1;
@@ -342,15 +334,15 @@ static int time_multi(struct bpf_program *prog, struct bpf_tracing_multi_opts *o
 	double t;
 
 	tracing_multi_settle();
-	t = now_s();
+	t = tracing_multi_now();
 	link = bpf_program__attach_tracing_multi(prog, NULL, opts);
-	*attach = now_s() - t;
+	*attach = tracing_multi_now() - t;
 	if (!ASSERT_OK_PTR(link, bpf_program__name(prog)))
 		return -1;
 	tracing_multi_settle();
-	t = now_s();
+	t = tracing_multi_now();
 	bpf_link__destroy(link);
-	*detach = now_s() - t;
+	*detach = tracing_multi_now() - t;
 	return 0;
 }
 
@@ -388,28 +380,28 @@ void serial_test_tracing_multi_bench_ibt(void)
 	opts.ids = ids;
 	opts.cnt = cnt;
 	tracing_multi_settle();
-	t0 = now_s();
+	t0 = tracing_multi_now();
 	link = bpf_program__attach_tracing_multi(skel->progs.sets_fexit, NULL, &opts);
-	t1 = now_s();
+	t1 = tracing_multi_now();
 	if (!ASSERT_OK_PTR(link, "fexit.multi attach"))
 		goto out_knob;
 	count_multi_tramps(&shared, &own);
 	tracing_multi_settle();
-	t1b = now_s();
+	t1b = tracing_multi_now();
 	bpf_link__destroy(link);
-	t2 = now_s();
+	t2 = tracing_multi_now();
 
 	kopts.syms = (const char **)names;
 	kopts.cnt = cnt;
 	tracing_multi_settle();
-	k0 = now_s();
+	k0 = tracing_multi_now();
 	link = bpf_program__attach_kprobe_multi_opts(skel->progs.sets_kprobe, NULL, &kopts);
-	k1 = now_s();
+	k1 = tracing_multi_now();
 	kerr = libbpf_get_error(link);
 	tracing_multi_settle();
-	k1b = now_s();
+	k1b = tracing_multi_now();
 	bpf_link__destroy(link);
-	k2 = now_s();
+	k2 = tracing_multi_now();
 	printf("BENCH ibt: functions %zu, images %d shared %d own; "
 	       "fexit.multi attach %.3f s detach %.3f s; ", cnt, shared, own, t1 - t0, t2 - t1b);
 	if (kerr)
@@ -475,15 +467,15 @@ static int inflight_rounds(struct tracing_multi_bench_sets *skel, double *t)
 	memset(t, 0, 4 * sizeof(*t));
 	for (i = 0; i < INFLIGHT_ROUNDS; i++) {
 		usleep(rand() % 50000);
-		t0 = now_s();
+		t0 = tracing_multi_now();
 		link = bpf_program__attach(skel->progs.ordinary_fentry);
-		a = (now_s() - t0) * 1e3;
+		a = (tracing_multi_now() - t0) * 1e3;
 		if (!ASSERT_OK_PTR(link, "attach ordinary"))
 			return -1;
 		usleep(rand() % 50000);
-		t0 = now_s();
+		t0 = tracing_multi_now();
 		bpf_link__destroy(link);
-		d = (now_s() - t0) * 1e3;
+		d = (tracing_multi_now() - t0) * 1e3;
 		t[0] += a / INFLIGHT_ROUNDS;
 		t[1] = a > t[1] ? a : t[1];
 		t[2] += d / INFLIGHT_ROUNDS;

@@ -499,21 +499,13 @@ struct churn_ctx {
 	int err;
 };
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* Attach and detach the churn link until told to stop. */
 static void *churn_thread(void *arg)
 {
 	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
 	struct churn_ctx *c = arg;
 	struct bpf_link *link;
-	double t0 = now_ms();
+	double t0 = tracing_multi_now();
 
 	opts.ids = c->ids;
 	opts.cnt = c->cnt;
@@ -525,7 +517,7 @@ static void *churn_thread(void *arg)
 		bpf_link__destroy(link);
 		c->ops += 2;
 	}
-	c->secs = (now_ms() - t0) / 1e3;
+	c->secs = tracing_multi_now() - t0;
 	return NULL;
 }
 
@@ -590,9 +582,9 @@ static int lat_rounds(struct tracing_multi_updates *skel, struct tracing_multi_u
 
 	for (i = 0; i < LAT_ROUNDS; i++) {
 		skel->bss->lat_fentry_runs = 0;
-		t = now_ms();
+		t = tracing_multi_now();
 		link = bpf_program__attach(skel->progs.lat_fentry);
-		fentry_ms[i] = now_ms() - t;
+		fentry_ms[i] = (tracing_multi_now() - t) * 1e3;
 		if (!ASSERT_OK_PTR(link, "attach fentry"))
 			return -1;
 		ASSERT_OK(bpf_prog_test_run_opts(bpf_program__fd(skel->progs.ordinary1), &fopts),
@@ -600,9 +592,9 @@ static int lat_rounds(struct tracing_multi_updates *skel, struct tracing_multi_u
 		ASSERT_EQ(skel->bss->lat_fentry_runs, 1, "fentry ran");
 		bpf_link__destroy(link);
 
-		t = now_ms();
+		t = tracing_multi_now();
 		link = bpf_program__attach_freplace(ext->progs.lat_ext, tgt_fd, "lat_sub");
-		ext_ms[i] = now_ms() - t;
+		ext_ms[i] = (tracing_multi_now() - t) * 1e3;
 		if (!ASSERT_OK_PTR(link, "attach freplace"))
 			return -1;
 		ASSERT_OK(bpf_prog_test_run_opts(tgt_fd, &topts), "test_run target");
