@@ -26,7 +26,14 @@
 #include "tracing_multi_ftrace_users.skel.h"
 
 #define INSTANCE	"/sys/kernel/tracing/instances/tracing_multi_users"
+/*
+ * The churn link's attach and detach rounds: CHURN_ROUNDS, or those that
+ * start within CHURN_SECS (at least one). A round takes mostly grace
+ * periods, which the test does not control: 1 to 1.5 s under TCG, where
+ * x86-64 (with the kprobe.multi thread) does about 80 within CHURN_SECS.
+ */
 #define CHURN_ROUNDS	100
+#define CHURN_SECS	120
 /* calls back to back up to this many (the trace buffer holds them), then paced */
 #define MAX_BURST	200000
 
@@ -61,10 +68,13 @@ static void *dup_thread(void *arg)
 
 static void *churn_thread(void *arg)
 {
+	double end = tracing_multi_now() + CHURN_SECS;
 	struct churn_ctx *c = arg;
 	struct bpf_link *link;
 
 	for (c->rounds = 0; c->rounds < CHURN_ROUNDS; c->rounds++) {
+		if (c->rounds && tracing_multi_now() >= end)
+			break;
 		link = bpf_program__attach_tracing_multi(c->skel->progs.churn,
 							 "bpf_fentry_test1", NULL);
 		c->err = libbpf_get_error(link);
@@ -191,7 +201,7 @@ void test_tracing_multi_ftrace_users(void)
 			goto out;
 		dup_started = true;
 	}
-	/* until the churn is done, and at least as many calls as rounds */
+	/* until the churn is done, and at least CHURN_ROUNDS calls */
 	while (!__atomic_load_n(&churn.done, __ATOMIC_ACQUIRE) || calls < CHURN_ROUNDS) {
 		fentry_test_run(skel->progs.trigger);
 		if (++calls >= MAX_BURST)
@@ -204,7 +214,6 @@ void test_tracing_multi_ftrace_users(void)
 	dup_started = false;
 	ASSERT_OK(dup.err, "kprobe.multi attach in a loop");
 	ASSERT_OK(churn.err, "churn attach");
-	ASSERT_EQ(churn.rounds, CHURN_ROUNDS, "churn rounds");
 
 	instance_write("tracing_on", "0\n");
 	traced = trace_count();
