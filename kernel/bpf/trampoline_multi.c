@@ -330,7 +330,7 @@ static notrace int multi_links_add(struct bpf_tramp_multi *m, struct bpf_tracing
 		return 0;
 	}
 	/* krealloc() keeps the array where it has room */
-	links = krealloc(n > 1 ? m->links : NULL, (n + 1) * sizeof(*links), GFP_KERNEL_ACCOUNT);
+	links = krealloc_array(n > 1 ? m->links : NULL, n + 1, sizeof(*links), GFP_KERNEL_ACCOUNT);
 	if (!links)
 		return -ENOMEM;
 	if (n == 1)
