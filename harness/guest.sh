@@ -110,10 +110,37 @@ append=${GUEST_APPEND:-}
 vcmdline=$HARNESS/config/${CONFIG_VARIANT:-none}.cmdline
 [ -f "$vcmdline" ] && append+=" $(sed -e 's/#.*//' "$vcmdline" | xargs)"
 # The QEMU monitor, for a guest that hangs: for example
-#   python3 -c 'import socket,sys,time; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]);
-#     s.send(b"info registers -a\n"); time.sleep(1); print(s.recv(1<<20).decode())' build/check/arm64/console.monitor
+#   harness/qemu-monitor.py build/check/arm64/console.monitor "info registers -a"
 monitor=${console%.log}.monitor
 timeout_s=${GUEST_TIMEOUT:-1500}
+# QEMU's translation statistics (info jit), every JIT_SAMPLE seconds (default
+# 30, 0: none) into <console>.jit: a guest that runs several times slower
+# than usual shows there whether the emulator flushed its code buffer or
+# kept translating rewritten code again, and the harness logs the last.
+jit_log=${console%.log}.jit
+jit_sample=${JIT_SAMPLE:-30}
+[[ $jit_sample =~ ^[0-9]+$ ]] || die "JIT_SAMPLE must be a number"
+rm -f "$jit_log"
+sampler=
+if [ "$jit_sample" -gt 0 ] && [ "${QEMU_ACCEL:-tcg}" = tcg ]; then
+	(
+		start=$SECONDS
+		while sleep "$jit_sample"; do
+			out=$(python3 "$HARNESS/qemu-monitor.py" "$monitor" "info jit") || continue
+			printf '== %d s\n%s\n' $((SECONDS - start)) "$out" >> "$jit_log"
+		done
+	) > /dev/null 2>&1 &
+	sampler=$!
+fi
+jit_summary() {
+	local last
+	[ -s "$jit_log" ] || return 0
+	last=$(awk '/^== /{n=$2; f=""; c=""; i=""}
+		/^gen code size/{c=$4} /^TB flush count/{f=$4} /^TB invalidate count/{i=$4}
+		END{if (c != "") printf "at %s s: code buffer %s bytes, TB flushes %s, TB invalidations %s", n, c, f, i}' "$jit_log")
+	[ -n "$last" ] && log "$KARCH emulator (info jit) $last (${jit_log#$REPO/})"
+	return 0
+}
 log "booting $KARCH guest ($mode), job $job, timeout ${timeout_s}s"
 set +e
 timeout --foreground -k 10 "$timeout_s" "${QEMU[@]}" -smp "${GUEST_CPUS:-2}$SMP_TOPO" -m "${GUEST_MEM:-2G}" \
@@ -126,7 +153,9 @@ timeout --foreground -k 10 "$timeout_s" "${QEMU[@]}" -smp "${GUEST_CPUS:-2}$SMP_
 	-device virtio-9p-pci,fsdev=work,mount_tag=work \
 	< /dev/null > "$console" 2>&1
 rc=$?
+[ -n "$sampler" ] && { kill "$sampler"; wait "$sampler"; } 2>/dev/null
 set -e
+jit_summary
 [ $rc -eq 124 ] && die "$KARCH guest timed out after ${timeout_s}s (console: ${console#$REPO/})"
 [ $rc -eq 0 ] || die "$KARCH guest: QEMU exited with $rc (console: ${console#$REPO/})"
 grep -q '^harness: job exit status' "$console" || die "$KARCH guest ended before its job did (console: ${console#$REPO/})"
