@@ -125,14 +125,17 @@ def parse_manifest(overlay):
         if sel == "rest":
             kind = "rest"
         elif sel:
-            m = re.match(r"(hunks|lines)=/(.*)/$", sel)
+            m = re.match(r"(span)=/(.*)/\.\./(.*)/(?:\+(\d+))?$", sel) or \
+                re.match(r"(hunks|lines)=/(.*)/$", sel)
             if not m:
-                die("%s:%d: selector '%s': want hunks=/RE/, lines=/RE/ or rest" % (MANIFEST, n, sel))
+                die("%s:%d: selector '%s': want hunks=/RE/, lines=/RE/, span=/RE/../RE/[+N] "
+                    "or rest" % (MANIFEST, n, sel))
             kind = m.group(1)
             try:
-                regex = re.compile(m.group(2))
+                regex = [re.compile(r) for r in m.groups()[1:3]]
             except re.error as e:
                 die("%s:%d: bad regular expression: %s" % (MANIFEST, n, e))
+            regex = regex + [int(m.group(4) or 0)] if kind == "span" else regex[0]
         cur.specs.append(Spec(path, kind, regex, n))
     if not entries:
         die("%s has no '=== subject' section" % MANIFEST)
@@ -163,7 +166,14 @@ def parse_manifest(overlay):
                 if s.kind != "whole" and not p.endswith(".patch"):
                     die("%s:%d: selectors apply to .patch files only" % (MANIFEST, s.lineno))
                 if p in e.files:
-                    die("%s:%d: %s is taken twice by '%s'" % (MANIFEST, s.lineno, p, e.subject))
+                    prev = e.files[p]
+                    if s.kind in ("whole", "rest") or prev.kind in ("whole", "rest"):
+                        die("%s:%d: %s is taken twice by '%s' (only selectors add up)"
+                            % (MANIFEST, s.lineno, p, e.subject))
+                    subs = prev.regex if prev.kind == "union" else \
+                        [Spec(p, prev.kind, prev.regex, prev.lineno)]
+                    prev.kind, prev.regex = "union", subs + [Spec(p, s.kind, s.regex, s.lineno)]
+                    continue
                 e.files[p] = Spec(p, s.kind, s.regex, s.lineno)
                 taken.setdefault(p, []).append((i, e.files[p]))
 
@@ -246,6 +256,34 @@ class FilePatch:
         if spec.kind == "lines":
             return {(hi, li) for hi, li in self.changed()
                     if spec.regex.search(self.hunks[hi][3][li][1].rstrip("\r\n"))}
+        if spec.kind == "span":
+            start, end, extra = spec.regex
+            sel = set()
+            for hi, h in enumerate(self.hunks):
+                span, more = None, 0	# the open span's lines
+                for li, (op, t) in enumerate(h[3]):
+                    if op == " ":
+                        continue
+                    t = t.rstrip("\r\n")
+                    if more:
+                        sel.add((hi, li))
+                        more -= 1
+                    elif span is not None:
+                        span.append((hi, li))
+                        if end.search(t):
+                            sel.update(span)
+                            span, more = None, extra
+                    elif start.search(t):
+                        span = [(hi, li)]
+            return sel
+        if spec.kind == "union":
+            sel = set()
+            for sub in spec.regex:
+                part = self.select(sub)
+                if not part:
+                    die("%s:%d: %s %s selects nothing" % (MANIFEST, sub.lineno, self.repo_path, sub.kind))
+                sel |= part
+            return sel
         raise AssertionError(spec.kind)
 
     def describe(self, hi, li):
