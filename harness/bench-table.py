@@ -127,16 +127,18 @@ for path in logs:
                 continue
             m = re.match(r"BENCH inflight: functions \d+; (.*)", line)
             if m:
-                # per part: mean and longest attach and detach, ms
+                # per part: mean and longest attach and detach, their lock waits, ms
                 t = {}
                 for part in m.group(1).split("; "):
                     k = re.match(r"(ordinary fentry alone|beside fentry\.multi in flight|"
                                  r"beside kprobe\.multi in flight) attach ([\d.]+) ms "
-                                 r"\(max ([\d.]+)\) detach ([\d.]+) ms \(max ([\d.]+)\)", part)
+                                 r"\(max ([\d.]+)\) detach ([\d.]+) ms \(max ([\d.]+)\) "
+                                 r"lock waits ([\d.]+)/([\d.]+) ms", part)
                     if not k:
                         continue
-                    t[k.group(1)] = [float(k.group(i)) for i in range(2, 6)]
-                    for i, what in enumerate(("attach", "attach max", "detach", "detach max")):
+                    t[k.group(1)] = [float(k.group(i)) for i in range(2, 8)]
+                    for i, what in enumerate(("attach", "attach max", "detach", "detach max",
+                                              "attach lock waits", "detach lock waits")):
                         put(d, "inflight: %s %s (ms)" % (k.group(1), what), t[k.group(1)][i])
                 alone = t.get("ordinary fentry alone")
                 for name in ("beside fentry.multi in flight", "beside kprobe.multi in flight"):

@@ -26,9 +26,16 @@
  * tracing_multi_bench_inflight: the same ordinary program attached and
  * detached, alone and while another thread attaches and detaches one
  * fentry.multi link on every other function in a loop; against the same
- * beside a kprobe.multi link in a loop (x86-64), what 6.12 does.
+ * beside a kprobe.multi link in a loop (x86-64), what 6.12 does. With
+ * each, the time the ordinary attach and detach wait for contended locks
+ * (lock:contention_begin to lock:contention_end), spinning or asleep:
+ * what the other thread's update holds them for. The rest of their time
+ * beside it is the emulator's too: both vCPUs' instructions advance the
+ * guest's instruction clock, and the attach's IPIs wait for the other
+ * vCPU's turn.
  */
 #include <pthread.h>
+#include <sys/syscall.h>
 #include "tracing_multi_common.h"
 #include "tracing_multi_bench_sets.skel.h"
 
@@ -425,6 +432,7 @@ out:
 }
 
 #define INFLIGHT_ROUNDS 20
+#define INFLIGHT_FIGURES 6	/* of inflight_rounds() */
 
 struct inflight {
 	struct tracing_multi_bench_sets *skel;
@@ -457,25 +465,41 @@ static void *inflight_loop(void *arg)
 	return NULL;
 }
 
-/* Mean and longest attach and detach (ms) of the ordinary program, at random times. */
+/* the lock waits of the calling thread so far (ns), as the programs count them */
+static __u64 inflight_waited(struct tracing_multi_bench_sets *skel)
+{
+	return __atomic_load_n(&skel->bss->wait_ns, __ATOMIC_RELAXED);
+}
+
+/*
+ * Mean and longest attach and detach (ms) of the ordinary program, at random
+ * times, and the mean of their lock waits (ms).
+ */
 static int inflight_rounds(struct tracing_multi_bench_sets *skel, double *t)
 {
 	struct bpf_link *link;
 	double t0, a, d;
+	__u64 w0, w1;
 	int i;
 
-	memset(t, 0, 4 * sizeof(*t));
+	memset(t, 0, INFLIGHT_FIGURES * sizeof(*t));
+	skel->bss->wait_tid = syscall(SYS_gettid);
 	for (i = 0; i < INFLIGHT_ROUNDS; i++) {
 		usleep(rand() % 50000);
+		w0 = inflight_waited(skel);
 		t0 = tracing_multi_now();
 		link = bpf_program__attach(skel->progs.ordinary_fentry);
 		a = (tracing_multi_now() - t0) * 1e3;
+		w1 = inflight_waited(skel);
 		if (!ASSERT_OK_PTR(link, "attach ordinary"))
 			return -1;
+		t[4] += (w1 - w0) / 1e6 / INFLIGHT_ROUNDS;
 		usleep(rand() % 50000);
+		w0 = inflight_waited(skel);
 		t0 = tracing_multi_now();
 		bpf_link__destroy(link);
 		d = (tracing_multi_now() - t0) * 1e3;
+		t[5] += (inflight_waited(skel) - w0) / 1e6 / INFLIGHT_ROUNDS;
 		t[0] += a / INFLIGHT_ROUNDS;
 		t[1] = a > t[1] ? a : t[1];
 		t[2] += d / INFLIGHT_ROUNDS;
@@ -508,15 +532,16 @@ static int inflight_beside(struct inflight *x, double *t)
 
 static void inflight_print(const char *what, const double *t, const char *end)
 {
-	printf("%s attach %.3f ms (max %.3f) detach %.3f ms (max %.3f)%s",
-	       what, t[0], t[1], t[2], t[3], end);
+	printf("%s attach %.3f ms (max %.3f) detach %.3f ms (max %.3f) lock waits %.3f/%.3f ms%s",
+	       what, t[0], t[1], t[2], t[3], t[4], t[5], end);
 }
 
 void serial_test_tracing_multi_bench_inflight(void)
 {
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, kopts);
 	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
-	double alone[4], multi[4], kmulti[4];
+	double alone[INFLIGHT_FIGURES], multi[INFLIGHT_FIGURES], kmulti[INFLIGHT_FIGURES];
+	struct bpf_link *waits[2] = {};
 	struct tracing_multi_bench_sets *skel;
 	struct inflight x = {};
 	char **names = NULL;
@@ -529,7 +554,14 @@ void serial_test_tracing_multi_bench_inflight(void)
 	if (!ASSERT_OK_PTR(skel, "open"))
 		return;
 	bpf_program__set_autoload(skel->progs.sets_kprobe, true);
+	bpf_program__set_autoload(skel->progs.wait_begin, true);
+	bpf_program__set_autoload(skel->progs.wait_end, true);
 	if (!ASSERT_OK(tracing_multi_bench_sets__load(skel), "load"))
+		goto out;
+	waits[0] = bpf_program__attach(skel->progs.wait_begin);
+	waits[1] = bpf_program__attach(skel->progs.wait_end);
+	if (!ASSERT_OK_PTR(waits[0], "attach wait_begin") ||
+	    !ASSERT_OK_PTR(waits[1], "attach wait_end"))
 		goto out;
 	verify = direct_verify_off();
 	if (takeable_funcs(skel->progs.sets_fentry, &ids, &names, &cnt))
@@ -568,5 +600,7 @@ out:
 	direct_verify_restore(verify);
 	free(names);
 	free(ids);
+	bpf_link__destroy(waits[0]);
+	bpf_link__destroy(waits[1]);
 	tracing_multi_bench_sets__destroy(skel);
 }

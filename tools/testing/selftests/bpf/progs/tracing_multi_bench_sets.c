@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Programs of prog_tests/tracing_multi_bench_sets.c: they do nothing, but
  * for the one that counts the calls of each function (its cookie: the
- * function's index) while the benchmark picks its functions.
+ * function's index) while the benchmark picks its functions, and those
+ * that time a thread's lock waits.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -44,5 +45,35 @@ int sets_count(void *ctx)
 
 	if (i < SETS_MAX_FUNCS)
 		calls[i]++;
+	return 0;
+}
+
+/*
+ * The time thread wait_tid waits for contended locks (lock:contention_begin
+ * to lock:contention_end), spinning or asleep: wait_ns. A contended lock
+ * taken while waiting for another (a mutex's wait_lock) is in the wait.
+ */
+int wait_tid;
+__u64 wait_ns;
+static void *wait_lock;
+static __u64 wait_start;
+
+SEC("?tp_btf/contention_begin")
+int BPF_PROG(wait_begin, void *lock, unsigned int flags)
+{
+	if ((__u32)bpf_get_current_pid_tgid() != wait_tid || wait_lock)
+		return 0;
+	wait_lock = lock;
+	wait_start = bpf_ktime_get_ns();
+	return 0;
+}
+
+SEC("?tp_btf/contention_end")
+int BPF_PROG(wait_end, void *lock, int ret)
+{
+	if ((__u32)bpf_get_current_pid_tgid() != wait_tid || wait_lock != lock)
+		return 0;
+	wait_ns += bpf_ktime_get_ns() - wait_start;
+	wait_lock = NULL;
 	return 0;
 }
