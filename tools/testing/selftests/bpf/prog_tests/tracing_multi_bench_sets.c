@@ -35,7 +35,6 @@
  * vCPU's turn.
  */
 #include <pthread.h>
-#include <sys/syscall.h>
 #include "tracing_multi_common.h"
 #include "tracing_multi_bench_sets.skel.h"
 
@@ -483,7 +482,7 @@ static int inflight_rounds(struct tracing_multi_bench_sets *skel, double *t)
 	int i;
 
 	memset(t, 0, INFLIGHT_FIGURES * sizeof(*t));
-	skel->bss->wait_tid = syscall(SYS_gettid);
+	skel->bss->wait_tid = sys_gettid();
 	for (i = 0; i < INFLIGHT_ROUNDS; i++) {
 		usleep(rand() % 50000);
 		w0 = inflight_waited(skel);
