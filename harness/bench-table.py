@@ -14,6 +14,7 @@ import sys
 
 clock, arch, logs = sys.argv[1], sys.argv[2], sys.argv[3:]
 runs = []  # one dict per log: figure -> value
+lock_rows = set()  # a lock no wait was for in a run waited 0 ms in it
 order = []
 
 
@@ -146,6 +147,19 @@ for path in logs:
                         put(d, "inflight: %s attach/alone" % name, t[name][0] / alone[0])
                         put(d, "inflight: %s detach/alone" % name, t[name][2] / alone[2])
                 continue
+            m = re.match(r"BENCH inflight locks: [^;]*; (.*)", line)
+            if m:
+                # per part: each lock's waits of an attach and a detach, ms
+                for part in m.group(1).split("; "):
+                    k = re.match(r"(beside fentry\.multi in flight|beside kprobe\.multi in flight):"
+                                 r"((?: \S+ [\d.]+)*) ms", part)
+                    if not k:
+                        continue
+                    w = k.group(2).split()
+                    for name, ms in zip(w[0::2], w[1::2]):
+                        put(d, "inflight: %s lock waits, %s (ms)" % (k.group(1), name), float(ms))
+                        lock_rows.add("inflight: %s lock waits, %s (ms)" % (k.group(1), name))
+                continue
             m = re.match(r"BENCH beside_all: functions (\d+); ordinary fentry alone attach "
                          r"([\d.]+) ms detach ([\d.]+) ms sites (\d+)/(\d+); beside fentry.multi "
                          r"on all attach ([\d.]+) ms detach ([\d.]+) ms sites (\d+)/(\d+)", line)
@@ -250,6 +264,11 @@ for path in logs:
                 if xb > 0:
                     put(d, "%s/%s added" % (a, b), xa / xb)
     runs.append(d)
+
+for d in runs:
+    if any(key in d for key in lock_rows):
+        for key in lock_rows:
+            d.setdefault(key, 0.0)
 
 unit = "instructions" if clock == "icount" else "wall-clock ns"
 print("%s, %d run(s), clock %s (ns/call = %s per call; ratios are of that)"

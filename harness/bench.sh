@@ -9,7 +9,7 @@
 # second one on the same functions, and by slab cache) against
 # kprobe.multi and ordinary fentry (tracing_multi_bench_memory); updates:
 # an ordinary fentry beside a link on every function and while one is
-# attached and detached in a loop (and its lock waits meanwhile), 64
+# attached and detached in a loop (and its lock waits meanwhile, by lock), 64
 # links over random subsets, fexit.multi under IBT decisions
 # (tracing_multi_bench_sets.c).
 # Prints one table (harness/bench-table.py).

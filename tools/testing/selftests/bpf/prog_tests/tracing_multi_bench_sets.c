@@ -29,13 +29,15 @@
  * beside a kprobe.multi link in a loop (x86-64), what 6.12 does. With
  * each, the time the ordinary attach and detach wait for contended locks
  * (lock:contention_begin to lock:contention_end), spinning or asleep:
- * what the other thread's update holds them for. The rest of their time
+ * what the other thread's update holds them for; and those waits by lock,
+ * named if the lock is a kernel symbol. The rest of their time
  * beside it is the emulator's too: both vCPUs' instructions advance the
  * guest's instruction clock, and the attach's IPIs wait for the other
  * vCPU's turn.
  */
 #include <pthread.h>
 #include "tracing_multi_common.h"
+#include "trace_helpers.h"
 #include "tracing_multi_bench_sets.skel.h"
 
 #define SETS_FUNCS 2000
@@ -464,41 +466,64 @@ static void *inflight_loop(void *arg)
 	return NULL;
 }
 
-/* the lock waits of the calling thread so far (ns), as the programs count them */
-static __u64 inflight_waited(struct tracing_multi_bench_sets *skel)
+#define WAIT_LOCKS ARRAY_SIZE(((struct tracing_multi_bench_sets *)0)->bss->wait_lock_ns)
+
+/*
+ * The lock waits of the calling thread so far (ns), as the programs count
+ * them: in all, and by lock into @by_lock.
+ */
+static __u64 inflight_waited(struct tracing_multi_bench_sets *skel, __u64 *by_lock)
 {
+	int i;
+
+	for (i = 0; i < WAIT_LOCKS; i++)
+		by_lock[i] = __atomic_load_n(&skel->bss->wait_lock_ns[i], __ATOMIC_RELAXED);
 	return __atomic_load_n(&skel->bss->wait_ns, __ATOMIC_RELAXED);
+}
+
+/* Add the waits from @w0 to @w1 to @sum, lock by lock. */
+static void inflight_waited_add(__u64 *sum, const __u64 *w0, const __u64 *w1)
+{
+	int i;
+
+	for (i = 0; i < WAIT_LOCKS; i++)
+		sum[i] += w1[i] - w0[i];
 }
 
 /*
  * Mean and longest attach and detach (ms) of the ordinary program, at random
- * times, and the mean of their lock waits (ms).
+ * times, and the mean of their lock waits (ms); those waits by lock, in all
+ * (ns), into @by_lock.
  */
-static int inflight_rounds(struct tracing_multi_bench_sets *skel, double *t)
+static int inflight_rounds(struct tracing_multi_bench_sets *skel, double *t, __u64 *by_lock)
 {
+	__u64 w0, w1, l0[WAIT_LOCKS], l1[WAIT_LOCKS];
 	struct bpf_link *link;
 	double t0, a, d;
-	__u64 w0, w1;
 	int i;
 
 	memset(t, 0, INFLIGHT_FIGURES * sizeof(*t));
-	skel->bss->wait_tid = sys_gettid();
+	memset(by_lock, 0, WAIT_LOCKS * sizeof(*by_lock));
+	skel->data->wait_tid = sys_gettid();
 	for (i = 0; i < INFLIGHT_ROUNDS; i++) {
 		usleep(rand() % 50000);
-		w0 = inflight_waited(skel);
+		w0 = inflight_waited(skel, l0);
 		t0 = tracing_multi_now();
 		link = bpf_program__attach(skel->progs.ordinary_fentry);
 		a = (tracing_multi_now() - t0) * 1e3;
-		w1 = inflight_waited(skel);
+		w1 = inflight_waited(skel, l1);
 		if (!ASSERT_OK_PTR(link, "attach ordinary"))
 			return -1;
 		t[4] += (w1 - w0) / 1e6 / INFLIGHT_ROUNDS;
+		inflight_waited_add(by_lock, l0, l1);
 		usleep(rand() % 50000);
-		w0 = inflight_waited(skel);
+		w0 = inflight_waited(skel, l0);
 		t0 = tracing_multi_now();
 		bpf_link__destroy(link);
 		d = (tracing_multi_now() - t0) * 1e3;
-		t[5] += (inflight_waited(skel) - w0) / 1e6 / INFLIGHT_ROUNDS;
+		w1 = inflight_waited(skel, l1);
+		t[5] += (w1 - w0) / 1e6 / INFLIGHT_ROUNDS;
+		inflight_waited_add(by_lock, l0, l1);
 		t[0] += a / INFLIGHT_ROUNDS;
 		t[1] = a > t[1] ? a : t[1];
 		t[2] += d / INFLIGHT_ROUNDS;
@@ -508,7 +533,7 @@ static int inflight_rounds(struct tracing_multi_bench_sets *skel, double *t)
 }
 
 /* The rounds while @x's loop runs; 1 if it cannot (no kprobe.multi) */
-static int inflight_beside(struct inflight *x, double *t)
+static int inflight_beside(struct inflight *x, double *t, __u64 *by_lock)
 {
 	pthread_t th;
 	int err;
@@ -519,7 +544,7 @@ static int inflight_beside(struct inflight *x, double *t)
 	if (!ASSERT_OK(pthread_create(&th, NULL, inflight_loop, x), "pthread_create"))
 		return -1;
 	usleep(100000);		/* its first attach under way */
-	err = x->err ? 0 : inflight_rounds(x->skel, t);
+	err = x->err ? 0 : inflight_rounds(x->skel, t, by_lock);
 	__atomic_store_n(&x->stop, true, __ATOMIC_RELAXED);
 	pthread_join(th, NULL);
 	if (x->kopts && x->err == -EOPNOTSUPP)
@@ -535,11 +560,61 @@ static void inflight_print(const char *what, const double *t, const char *end)
 	       what, t[0], t[1], t[2], t[3], t[4], t[5], end);
 }
 
+/*
+ * The lock waits of an attach and a detach (ms, the mean of the rounds) by
+ * lock, the longest first: a kernel symbol's name (with an offset in it:
+ * a lock in a static struct), else "other", which also has the locks past
+ * those the programs count one by one, and all of them without kallsyms.
+ */
+static void inflight_print_by_lock(struct tracing_multi_bench_sets *skel, struct ksyms *ks,
+				   const char *what, const __u64 *by_lock, const char *end)
+{
+	char names[WAIT_LOCKS][128];
+	__u64 ns[WAIT_LOCKS];
+	int i, j, n = 0, max;
+	struct ksym *sym;
+	__u64 addr;
+
+	for (i = 0; i < WAIT_LOCKS; i++) {
+		if (!by_lock[i])
+			continue;
+		addr = skel->bss->wait_lock_addr[i];
+		sym = addr && ks ? ksym_search_local(ks, addr) : NULL;
+		if (sym && sym->addr == addr)
+			snprintf(names[n], sizeof(names[n]), "%s", sym->name);
+		else if (sym && addr - sym->addr < 4096)
+			snprintf(names[n], sizeof(names[n]), "%s+%#llx", sym->name,
+				 (unsigned long long)(addr - sym->addr));
+		else
+			snprintf(names[n], sizeof(names[n]), "other");
+		for (j = 0; j < n && strcmp(names[j], names[n]); j++)
+			;
+		if (j < n) {
+			ns[j] += by_lock[i];
+			continue;
+		}
+		ns[n++] = by_lock[i];
+	}
+	printf("%s", what);
+	while (n) {
+		for (max = 0, i = 1; i < n; i++)
+			if (ns[i] > ns[max])
+				max = i;
+		printf(" %s %.3f", names[max], ns[max] / 1e6 / INFLIGHT_ROUNDS);
+		n--;
+		ns[max] = ns[n];
+		memcpy(names[max], names[n], sizeof(names[max]));
+	}
+	printf(" ms%s", end);
+}
+
 void serial_test_tracing_multi_bench_inflight(void)
 {
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, kopts);
 	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
 	double alone[INFLIGHT_FIGURES], multi[INFLIGHT_FIGURES], kmulti[INFLIGHT_FIGURES];
+	__u64 by_lock[3][WAIT_LOCKS];
+	struct ksyms *ks;
 	struct bpf_link *waits[2] = {};
 	struct tracing_multi_bench_sets *skel;
 	struct inflight x = {};
@@ -578,14 +653,14 @@ void serial_test_tracing_multi_bench_inflight(void)
 	kopts.syms = (const char **)names;
 	kopts.cnt = cnt;
 	srand(1);
-	if (inflight_rounds(skel, alone))
+	if (inflight_rounds(skel, alone, by_lock[0]))
 		goto out;
 	x.skel = skel;
 	x.opts = &opts;
-	if (inflight_beside(&x, multi))
+	if (inflight_beside(&x, multi, by_lock[1]))
 		goto out;
 	x.kopts = &kopts;
-	kret = inflight_beside(&x, kmulti);
+	kret = inflight_beside(&x, kmulti, by_lock[2]);
 	if (kret < 0)
 		goto out;
 	printf("BENCH inflight: functions %zu; ", cnt);
@@ -595,6 +670,14 @@ void serial_test_tracing_multi_bench_inflight(void)
 		printf("kprobe.multi n/a\n");
 	else
 		inflight_print("beside kprobe.multi in flight", kmulti, "\n");
+	ks = load_kallsyms_local();
+	printf("BENCH inflight locks: lock waits of an attach and a detach by lock; ");
+	inflight_print_by_lock(skel, ks, "beside fentry.multi in flight:", by_lock[1],
+			       kret ? "\n" : "; ");
+	if (!kret)
+		inflight_print_by_lock(skel, ks, "beside kprobe.multi in flight:", by_lock[2],
+				       "\n");
+	free_kallsyms_local(ks);
 out:
 	direct_verify_restore(verify);
 	free(names);

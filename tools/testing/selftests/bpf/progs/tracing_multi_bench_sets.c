@@ -52,9 +52,15 @@ int sets_count(void *ctx)
  * The time thread wait_tid waits for contended locks (lock:contention_begin
  * to lock:contention_end), spinning or asleep: wait_ns. A contended lock
  * taken while waiting for another (a mutex's wait_lock) is in the wait.
+ * By lock: the first WAIT_LOCKS - 1 locks waited for, each in its slot of
+ * wait_lock_addr and wait_lock_ns; any other in the last slot (address 0).
  */
-int wait_tid;
+#define WAIT_LOCKS 8
+
+int wait_tid = -1;	/* none until set: 0 is every CPU's idle task */
 __u64 wait_ns;
+__u64 wait_lock_addr[WAIT_LOCKS];
+__u64 wait_lock_ns[WAIT_LOCKS];
 static void *wait_lock;
 static __u64 wait_start;
 
@@ -71,9 +77,22 @@ int BPF_PROG(wait_begin, void *lock, unsigned int flags)
 SEC("?tp_btf/contention_end")
 int BPF_PROG(wait_end, void *lock, int ret)
 {
+	__u64 ns;
+	int i;
+
 	if ((__u32)bpf_get_current_pid_tgid() != wait_tid || wait_lock != lock)
 		return 0;
-	wait_ns += bpf_ktime_get_ns() - wait_start;
+	ns = bpf_ktime_get_ns() - wait_start;
+	for (i = 0; i < WAIT_LOCKS - 1; i++) {
+		if (wait_lock_addr[i] == (__u64)lock)
+			break;
+		if (!wait_lock_addr[i]) {
+			wait_lock_addr[i] = (__u64)lock;
+			break;
+		}
+	}
+	wait_lock_ns[i] += ns;
+	wait_ns += ns;
 	wait_lock = NULL;
 	return 0;
 }
