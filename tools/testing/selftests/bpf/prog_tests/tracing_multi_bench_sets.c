@@ -470,15 +470,18 @@ static void *inflight_loop(void *arg)
 
 /*
  * The lock waits of the calling thread so far (ns), as the programs count
- * them: in all, and by lock into @by_lock.
+ * them: by lock into @by_lock, and in all.
  */
 static __u64 inflight_waited(struct tracing_multi_bench_sets *skel, __u64 *by_lock)
 {
+	__u64 sum = 0;
 	int i;
 
-	for (i = 0; i < WAIT_LOCKS; i++)
+	for (i = 0; i < WAIT_LOCKS; i++) {
 		by_lock[i] = __atomic_load_n(&skel->bss->wait_lock_ns[i], __ATOMIC_RELAXED);
-	return __atomic_load_n(&skel->bss->wait_ns, __ATOMIC_RELAXED);
+		sum += by_lock[i];
+	}
+	return sum;
 }
 
 /* Add the waits from @w0 to @w1 to @sum, lock by lock. */

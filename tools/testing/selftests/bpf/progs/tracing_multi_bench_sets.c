@@ -50,15 +50,14 @@ int sets_count(void *ctx)
 
 /*
  * The time thread wait_tid waits for contended locks (lock:contention_begin
- * to lock:contention_end), spinning or asleep: wait_ns. A contended lock
+ * to lock:contention_end), spinning or asleep, by lock: the first
+ * WAIT_LOCKS - 1 locks waited for, each in its slot of wait_lock_addr and
+ * wait_lock_ns; any other in the last slot (address 0). A contended lock
  * taken while waiting for another (a mutex's wait_lock) is in the wait.
- * By lock: the first WAIT_LOCKS - 1 locks waited for, each in its slot of
- * wait_lock_addr and wait_lock_ns; any other in the last slot (address 0).
  */
 #define WAIT_LOCKS 8
 
 int wait_tid = -1;	/* none until set: 0 is every CPU's idle task */
-__u64 wait_ns;
 __u64 wait_lock_addr[WAIT_LOCKS];
 __u64 wait_lock_ns[WAIT_LOCKS];
 static void *wait_lock;
@@ -92,7 +91,6 @@ int BPF_PROG(wait_end, void *lock, int ret)
 		}
 	}
 	wait_lock_ns[i] += ns;
-	wait_ns += ns;
 	wait_lock = NULL;
 	return 0;
 }
