@@ -82,12 +82,30 @@ progress() {
 progress "$t1" 1800 &
 ppid=$!
 exp_patch=
+exp_links=()
+# after an experiment's build: revert it, and link the series' own files
+# it changed back to the repository
+exp_revert() {
+	local f
+	patch -d "$TREE" -p1 -R -s < "$exp_patch" || true
+	for f in "${exp_links[@]}"; do
+		ln -sfn "$REPO/$f" "$TREE/$f"
+	done
+}
 if [ -n "${EXPERIMENT:-}" ]; then
 	exp_patch=$HARNESS/experiments/$EXPERIMENT.patch
 	log "experiment: applying ${exp_patch#$REPO/} for this build only"
+	# a file the series adds is a link into the repository: patch a copy
+	for f in $(sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$exp_patch"); do
+		[ -L "$TREE/$f" ] || continue
+		cp --remove-destination "$(readlink -f "$TREE/$f")" "$TREE/$f"
+		exp_links+=("$f")
+	done
+	trap 'kill $ppid 2>/dev/null || true; exp_revert' EXIT
 	patch -d "$TREE" -p1 -F0 -s < "$exp_patch" || die "experiment $EXPERIMENT does not apply"
+else
+	trap 'kill $ppid 2>/dev/null || true' EXIT
 fi
-trap 'kill $ppid 2>/dev/null || true; [ -z "$exp_patch" ] || patch -d "$TREE" -p1 -R -s < "$exp_patch"' EXIT
 rc=0
 "${KMAKE[@]}" > "$KOUT/build.log" 2>&1 || rc=$?
 kill $ppid 2>/dev/null || true
