@@ -23,7 +23,10 @@
 # BENCH_RUNS=3: runs of the benchmarks in the guest; the table gives each
 #   figure's median and spread over them.
 # BENCH_TESTS="a,b": only those benchmarks (e.g. tracing_multi_bench_trigger,
-#   the per-call one: a few minutes).
+#   the per-call one: a few minutes). tracing_multi_bench_profile, a
+#   sampling profile of the attach and the detach of a link on every
+#   function, runs only when named (see harness/experiments/README,
+#   profile-hrtimers).
 # BENCH_KERNEL=bench (default): the test kernel without lockdep, RCU and
 #   sleep checks and fault injection (harness/config/bench.config), built
 #   into build/<arch>-bench: a debug kernel's locks cost many times what

@@ -21,8 +21,12 @@
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <stdarg.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
 #include "tracing_multi_bench.skel.h"
+#include "tracing_multi_profile.skel.h"
 #include "tracing_multi_common.h"
+#include "trace_helpers.h"
 
 /* As in progs/tracing_multi_bench.c: where bd_ns[] counts */
 enum { BD_LINK, BD_ATTACH, BD_DETACH, BD_FTRACE, BD_WAIT, BD_RELEASE, BD_RELEASE_WAIT, BD_NR };
@@ -1017,6 +1021,174 @@ out:
 	free(slabs);
 	tracing_multi_bench__destroy(skel);
 out_free:
+	free(ids);
+	free(names);
+}
+
+/*
+ * tracing_multi_bench_profile: where the kernel spends the attach and the
+ * detach of a link on every function, PROFILE_ROUNDS times, sampled: a
+ * cpu-clock event on this thread counts the kernel stack of each sample
+ * (progs/tracing_multi_profile.c), every PROFILE_PERIOD ns of its CPU time
+ * (under the instruction clock, instructions) with high-resolution timers,
+ * else every tick (EXPERIMENT=profile-hrtimers builds a kernel with them).
+ * Prints, for the PROFILE_TOP functions most often on the stack, their
+ * share of the samples on the stack and at its top. A diagnostic: make
+ * bench runs it only if BENCH_TESTS names it. Sampling slows the profiled
+ * work (each sample walks the stack, through the link's trampolines once
+ * it is attached), and a sample due while interrupts are off counts where
+ * they are enabled again (__text_poke() holds most of them).
+ */
+#define PROFILE_ROUNDS 4
+#define PROFILE_PERIOD 20000
+#define PROFILE_DEPTH 48	/* as in progs/tracing_multi_profile.c */
+#define PROFILE_TOP 40
+#define PROFILE_SYMS 8192	/* distinct functions counted, a power of 2 */
+
+struct profile_sym {
+	const struct ksym *sym;
+	__u64 incl, self;
+	__u32 stamp;		/* the last stack that counted it inclusive */
+};
+
+static struct profile_sym *profile_sym_of(struct profile_sym *tab, const struct ksym *sym)
+{
+	size_t i = ((unsigned long)sym >> 4) & (PROFILE_SYMS - 1), n;
+
+	for (n = 0; n < PROFILE_SYMS; n++, i = (i + 1) & (PROFILE_SYMS - 1)) {
+		if (tab[i].sym == sym)
+			return &tab[i];
+		if (!tab[i].sym) {
+			tab[i].sym = sym;
+			return &tab[i];
+		}
+	}
+	return NULL;
+}
+
+static int profile_cmp(const void *a, const void *b)
+{
+	const struct profile_sym *x = a, *y = b;
+
+	return x->incl < y->incl ? 1 : x->incl > y->incl ? -1 : 0;
+}
+
+/* Print the profile of the attaches or (@detach) the detaches. */
+static __u64 profile_print(struct tracing_multi_profile *skel, struct ksyms *ksyms,
+			   bool detach)
+{
+	int counts = bpf_map__fd(skel->maps.profile_counts);
+	int stacks = bpf_map__fd(skel->maps.profile_stacks);
+	__u64 ips[PROFILE_DEPTH], total = 0, cnt, key, next;
+	struct profile_sym *tab, *ps;
+	const struct ksym *sym;
+	bool first = true;
+	__u32 id, nstack = 0;
+	int i;
+
+	tab = calloc(PROFILE_SYMS, sizeof(*tab));
+	if (!ASSERT_OK_PTR(tab, "calloc"))
+		return 0;
+	while (!bpf_map_get_next_key(counts, first ? NULL : &key, &next)) {
+		first = false;
+		key = next;
+		id = key;
+		if (key >> 32 != detach || bpf_map_lookup_elem(counts, &key, &cnt))
+			continue;
+		memset(ips, 0, sizeof(ips));
+		if (bpf_map_lookup_elem(stacks, &id, ips))
+			continue;
+		total += cnt;
+		nstack++;
+		for (i = 0; i < PROFILE_DEPTH && ips[i]; i++) {
+			sym = ksym_search_local(ksyms, ips[i]);
+			ps = sym ? profile_sym_of(tab, sym) : NULL;
+			if (!ps)
+				continue;
+			if (!i)
+				ps->self += cnt;
+			if (ps->stamp != nstack) {	/* once per stack */
+				ps->stamp = nstack;
+				ps->incl += cnt;
+			}
+		}
+	}
+	qsort(tab, PROFILE_SYMS, sizeof(*tab), profile_cmp);
+	printf("PROFILE %s: %llu samples, %u stacks (%llu lost in all)\n",
+	       detach ? "detach" : "attach", (unsigned long long)total, nstack,
+	       (unsigned long long)skel->bss->profile_lost);
+	printf("PROFILE   on stack  at top  function\n");
+	for (i = 0; i < PROFILE_TOP && total && tab[i].sym; i++)
+		printf("PROFILE   %7.1f%%  %5.1f%%  %s\n", 100.0 * tab[i].incl / total,
+		       100.0 * tab[i].self / total, tab[i].sym->name);
+	free(tab);
+	return total;
+}
+
+void serial_test_tracing_multi_bench_profile(void)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.size = sizeof(attr),
+		.sample_period = PROFILE_PERIOD,
+	};
+	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
+	struct tracing_multi_profile *prof = NULL;
+	struct bpf_link *sampler = NULL, *link;
+	struct tracing_multi_bench *skel;
+	struct ksyms *ksyms = NULL;
+	__u64 attach = 0, detach = 0;
+	char **names = NULL;
+	__u32 *ids = NULL;
+	size_t cnt = 0;
+	int pfd = -1, i;
+
+	if (tracing_multi_all_funcs(&names, &ids, &cnt))
+		return;
+	skel = tracing_multi_bench__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+		goto out;
+	if (tracing_multi_drop_all_refused(skel->progs.bench_fentry, ids, names, &cnt))
+		goto out;
+	prof = tracing_multi_profile__open_and_load();
+	ksyms = load_kallsyms_local();
+	if (!ASSERT_OK_PTR(prof, "profile open_and_load") || !ASSERT_OK_PTR(ksyms, "kallsyms"))
+		goto out;
+	/* this thread, on any CPU */
+	pfd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (!ASSERT_GE(pfd, 0, "perf_event_open"))
+		goto out;
+	sampler = bpf_program__attach_perf_event(prof->progs.profile_sample, pfd);
+	if (!ASSERT_OK_PTR(sampler, "attach sampler"))
+		goto out;
+	opts.ids = ids;
+	opts.cnt = cnt;
+	for (i = 0; i < PROFILE_ROUNDS; i++) {
+		tracing_multi_settle();
+		prof->bss->profile_on = true;
+		link = bpf_program__attach_tracing_multi(skel->progs.bench_fentry, NULL, &opts);
+		prof->bss->profile_on = false;
+		if (!ASSERT_OK_PTR(link, "fentry.multi attach"))
+			goto out;
+		prof->bss->profile_detach = true;
+		tracing_multi_settle();
+		prof->bss->profile_on = true;
+		bpf_link__destroy(link);
+		prof->bss->profile_on = false;
+		prof->bss->profile_detach = false;
+	}
+	attach = profile_print(prof, ksyms, false);
+	detach = profile_print(prof, ksyms, true);
+	printf("BENCH profile: functions %zu, rounds %d; samples attach %llu detach %llu\n",
+	       cnt, PROFILE_ROUNDS, (unsigned long long)attach, (unsigned long long)detach);
+out:
+	bpf_link__destroy(sampler);
+	if (pfd >= 0)
+		close(pfd);
+	free_kallsyms_local(ksyms);
+	tracing_multi_profile__destroy(prof);
+	tracing_multi_bench__destroy(skel);
 	free(ids);
 	free(names);
 }
