@@ -28,7 +28,7 @@ struct {
 } profile_counts SEC(".maps");
 
 bool profile_on, profile_detach;
-__u64 profile_samples, profile_lost;
+__u64 profile_lost;
 
 SEC("perf_event")
 int profile_sample(struct bpf_perf_event_data *ctx)
@@ -38,7 +38,6 @@ int profile_sample(struct bpf_perf_event_data *ctx)
 
 	if (!profile_on)
 		return 0;
-	profile_samples++;
 	/* a sample in user space has no kernel stack: counted as lost */
 	id = bpf_get_stackid(ctx, &profile_stacks, 0);
 	if (id < 0) {
