@@ -1356,12 +1356,13 @@ static int multi_link_reroute(struct bpf_tracing_multi_link *link, struct multi_
 	u32 i;
 	int err;
 
-	r->plans = kvcalloc(link->cnt, sizeof(*r->plans), GFP_KERNEL);
+	/* not zeroed by the allocator: each plan is set whole below */
+	r->plans = kvmalloc_array(link->cnt, sizeof(*r->plans), GFP_KERNEL);
 	if (!r->plans)
 		return -ENOMEM;
 	r->nr = link->cnt;
 	for (i = 0; i < link->cnt; i++)
-		r->plans[i].tr = link->funcs[i].tr;
+		r->plans[i] = (struct multi_plan) { .tr = link->funcs[i].tr };
 	err = multi_reroute(r);
 	kvfree(r->plans);
 	r->plans = NULL;
