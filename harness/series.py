@@ -493,6 +493,14 @@ def patch_of(entries, path):
     die("series/cover-letter.txt: @PATCHOF:%s@: no patch takes that repo path" % path)
 
 
+def patch_named(entries, prefix):
+    found = [str(i + 1) for i, e in enumerate(entries) if e.subject.startswith(prefix)]
+    if len(found) != 1:
+        die("series/cover-letter.txt: @PATCHNAMED:%s@: %d patches have that subject"
+            % (prefix, len(found)))
+    return found[0]
+
+
 def cover_letter(entries, base_subject):
     lines = read_text(COVER).split("\n")
     while lines and lines[0].startswith("#"):
@@ -503,6 +511,7 @@ def cover_letter(entries, base_subject):
     blurb = (blurb.replace("@BASE@", base).replace("@NPATCHES@", str(len(entries)))
              .replace("@NUMBERS@", rst_plain(doc_table("Measured numbers"))))
     blurb = re.sub(r"@PATCHOF:([^@\s]+)@", lambda m: patch_of(entries, m.group(1)), blurb)
+    blurb = re.sub(r"@PATCHNAMED:([^@\n]+)@", lambda m: patch_named(entries, m.group(1)), blurb)
     left = re.findall(r"@[A-Z]+@", blurb + subject)
     if left:
         die("series/cover-letter.txt: unknown placeholder(s) %s" % " ".join(left))
