@@ -63,7 +63,7 @@ __naked void ret_value_inlined(void)
 
 SEC("fentry.multi")
 __description("bpf_ret_value() in fentry.multi")
-__failure __msg("bpf_ret_value() is only for fexit and fmod_ret programs")
+__failure __msg("bpf_ret_value() is not available to fentry and fentry.multi programs")
 int ret_value_fentry_multi(void *ctx)
 {
 	return bpf_ret_value(ctx);
@@ -71,7 +71,7 @@ int ret_value_fentry_multi(void *ctx)
 
 SEC("fentry/bpf_fentry_test1")
 __description("bpf_ret_value() in fentry")
-__failure __msg("bpf_ret_value() is only for fexit and fmod_ret programs")
+__failure __msg("bpf_ret_value() is not available to fentry and fentry.multi programs")
 int ret_value_fentry(void *ctx)
 {
 	return bpf_ret_value(ctx);
