@@ -25,8 +25,9 @@ struct bpf_tramp_multi {
 	 * Its multi links, in the order of their addresses: nr_links 1, in
 	 * link; more, in links[], which multi_links_add() allocates and
 	 * multi_links_del() frees. Added under tr->mutex too, taken off by a
-	 * detach without it (and links[] freed): read under tramp_multi_mutex,
-	 * or under tr->mutex while the function is not multi-managed (none).
+	 * detach without it (and links[] freed): read under tramp_multi_mutex;
+	 * a function that is not multi-managed has none, which tr->mutex
+	 * alone is enough to see.
 	 */
 	union {
 		struct bpf_tracing_multi_link *link;
@@ -40,7 +41,12 @@ struct bpf_tramp_multi {
 	 */
 	u8 loc_off;
 	bool loc_known;
-	struct bpf_tramp_shared *shared;	/* the image it is on, or NULL */
+	/*
+	 * The image it is on, or NULL; set by a reroute's commit: under
+	 * tramp_multi_mutex, and tr->mutex too unless a link counts in
+	 * tr->multi_cnt or the function is stale (bpf_tramp_multi_managed()).
+	 */
+	struct bpf_tramp_shared *shared;
 	/* in shared->funcs, on tramp_own_list (an own image), or empty */
 	struct list_head shared_node;
 	/* on tramp_stale_list, the functions to tidy after a detach without
@@ -136,9 +142,10 @@ struct bpf_tracing_multi_func {
 /*
  * A tracing_multi link: tracing_multi_link.c creates it and resolves its
  * functions, trampoline_multi.c routes them. Its fields are set before
- * bpf_tramp_multi_link_attach() and stay until the link is freed, but
- * funcs[].tr (put once the link is released, or by a failed attach) and
- * free_trace (set by a failed attach or the release).
+ * bpf_tramp_multi_link_attach() and stay until the link is freed, except
+ * funcs[].tr (put once the link is released, or by a failed attach),
+ * free_trace (set by a failed attach or the release), and release_node and
+ * free_refs (changed by the release, its work and the dealloc).
  */
 struct bpf_tracing_multi_link {
 	/* link.cookie is the link itself, where the program may read the

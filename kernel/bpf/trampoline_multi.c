@@ -33,8 +33,8 @@
  * a program go, is followed by that wait (as ftrace_shutdown() would have
  * waited), which frees what its reroutes emptied: bpf_tramp_multi_wait(),
  * once the mutexes are released: an ordinary program's detach waits itself
- * (bpf_tramp_multi_unlock()), a multi link's release leaves the wait to a
- * work item and keeps its program until then (tracing_multi_link.c).
+ * (bpf_trampoline_unlink_prog()), a multi link's release leaves the wait
+ * to a work item and keeps its program until then (tracing_multi_link.c).
  *
  * Live patches and other IPMODIFY ftrace users: ftrace lets a direct
  * trampoline share a function with one only if the trampoline calls the
@@ -61,29 +61,39 @@
  * tramp_stale_list) until multi_tidy() moves it, as soon as it can,
  * keeping its trampoline until then.
  *
- * Locking: tramp_multi_mutex serializes link operations (attach, detach,
+ * Locking. tramp_multi_mutex serializes link operations (attach, detach,
  * multi_tidy()) and guards every bpf_tramp_shared, the registries below,
  * each function's struct bpf_tramp_multi and the multi fields of its
- * struct bpf_trampoline (trampoline.h and include/linux/bpf.h say which of
- * them tr->mutex guards too). A link operation takes it for every
- * function it touches. A function is multi-managed
- * (bpf_tramp_multi_managed()) while it has multi links, a link counting in
- * tr->multi_cnt until its detach has rerouted the function, or is stale:
- * only then does code here read or change its trampoline, and only then
- * does the ordinary path take tramp_multi_mutex, before tr->mutex: an
- * ordinary program's attach or detach (bpf_trampoline_lock()) and ftrace's
- * ops_func callbacks (bpf_trampoline_trylock(), shared_ops_func()).
- * Any other function changes under tr->mutex alone and waits for no link
- * operation; program-keyed trampolines never are multi-managed. So a
- * function becomes multi-managed, and stops being so, only with both
- * mutexes held (multi_link_add(), multi_link_del(), multi_link_unhold(),
+ * struct bpf_trampoline, and all of that struct while the function is
+ * multi-managed. A link operation takes it for every function it touches.
+ *
+ * tr->mutex guards a function's trampoline as it does without multi links
+ * while the function is not multi-managed, and, with tramp_multi_mutex,
+ * the multi fields that trampoline.h and include/linux/bpf.h say it does.
+ *
+ * A function is multi-managed (bpf_tramp_multi_managed(), trampoline.h
+ * defines it) while multi links or a detaching one count in it, it is on
+ * a shared image, or it is stale: only then does code here read or change
+ * its trampoline, and only then does the ordinary path take
+ * tramp_multi_mutex, before tr->mutex: an ordinary program's attach or
+ * detach (bpf_trampoline_lock()) and ftrace's ops_func callbacks
+ * (bpf_trampoline_trylock(), shared_ops_func()). Any other function
+ * changes under tr->mutex alone and waits for no link operation;
+ * program-keyed trampolines never are multi-managed. A function becomes
+ * multi-managed, and stops being so, only with both mutexes held
+ * (multi_link_add(), multi_link_del(), multi_link_unhold(),
  * multi_stale_del()): the ordinary path asks under tr->mutex, and the
- * answer holds while it keeps it. tr->multi->loc_off, set once, is also
- * read with neither held, once loc_known is (multi_tr_known(),
- * tracing_multi_link.c). Order:
- * tramp_multi_mutex -> tr->mutex -> direct_mutex -> ftrace_lock. ftrace
- * calls the ops_func callbacks with direct_mutex held: they only trylock
- * the other two.
+ * answer holds while it keeps it.
+ *
+ * Read with neither held: tr->multi->loc_off, set once, once loc_known is
+ * (multi_tr_known(), tracing_multi_link.c).
+ *
+ * Order: tramp_multi_mutex -> tr->mutex -> direct_mutex -> ftrace_lock.
+ * ftrace calls the ops_func callbacks with direct_mutex held: they only
+ * trylock the first two. trampoline_mutex (the table of trampolines) is
+ * taken under tramp_multi_mutex to put a stale function's trampoline, and
+ * tramp_dying_mutex (trampoline.c: images put that keep their exit
+ * programs) under any of the first three; both take none of the four.
  *
  * A reroute in flight is a struct multi_reroute, on its caller's stack and
  * passed down: its plans, the images it touches, the ftrace change it
@@ -92,7 +102,13 @@
  * all the change needs, publishes it to ftrace, then commits it or, on
  * error, abandons it. ftrace's ops_func callbacks, which it causes while
  * it publishes the change, find it through the shared images it touches
- * (bpf_tramp_shared.reroute).
+ * (bpf_tramp_shared.reroute). What outlives the caller's frame: the
+ * images it lets go, queued for the work item or, for a detach and for a
+ * reroute that failed once published outside an ops_func callback, on
+ * multi_deferred_puts (a detach's
+ * ftrace entries and ops on multi_deferred_dead) for the
+ * bpf_tramp_multi_wait() that follows the unlock (tr->multi_unlock_waits
+ * tells an ordinary holder to wait).
  */
 #include <linux/bpf.h>
 #include <linux/debugfs.h>
@@ -699,7 +715,7 @@ static int multi_plan_own(struct multi_reroute *r, struct multi_plan *p)
 	p->own_flags = flags;
 	r->nr_own++;
 	if (multi_tr_ipmodify(tr) && tr->cur_image) {
-		/* changed in place, as 6.12 does: point tr->fops at the image */
+		/* changed in place, as an ordinary trampoline is: tr->fops to the image */
 		p->own_im = im;
 		p->own_modify = true;
 		r->nr_modify++;

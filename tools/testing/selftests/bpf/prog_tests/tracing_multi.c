@@ -1361,8 +1361,8 @@ static void check_session_ordinary(struct tracing_multi_session *skel, __u64 run
 	ASSERT_EQ(bss->bad, 0, tname("%s bad", what));
 }
 
-/* BPF_MODIFY_RETURN_MULTI is this series' number, 62, after upstream's
- * last; upstream may give 62 another meaning. A program built for that is
+/* BPF_MODIFY_RETURN_MULTI is 62 here, after upstream's last value;
+ * upstream may give 62 another meaning. A program built for that is
  * refused with -EINVAL where the kernel can tell: a tracing program that
  * names its function at load, a program of another type at attach.
  */
