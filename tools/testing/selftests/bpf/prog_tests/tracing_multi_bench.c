@@ -10,8 +10,9 @@
  *   on x86 fexit.multi calling the function as where IBT is enforced; and
  *   what the cookie and the typed-argument kfuncs add to a call, with a
  *   link of one function and of many;
- * - tracing_multi_bench_ordinary: an ordinary fentry's attach and detach
- *   time, with and without multi links elsewhere;
+ * - tracing_multi_bench_ordinary: what ordinary programs cost per call
+ *   and an ordinary fentry's attach and detach time, also run on the base
+ *   kernel; here also with multi links elsewhere;
  * - tracing_multi_bench_memory: the memory one fentry.multi link on every
  *   function takes, and a second one on the same functions, against
  *   kprobe.multi and ordinary fentry.
@@ -522,24 +523,98 @@ static void ordinary_attach_time(struct tracing_multi_bench *skel, double *attac
 	*detach = td * 1e3 / ORD_ROUNDS;
 }
 
-/* An ordinary fentry/fexit attach to a function without multi links takes
- * no tramp_multi_mutex: its latency with multi links attached to other
- * functions, against none.
+/* Whether the kernel has tracing_multi links (not the base kernel). */
+static bool kernel_has_tracing_multi(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	bool has;
+
+	if (!ASSERT_OK_PTR(btf, "vmlinux btf"))
+		return false;
+	has = btf__find_by_name_kind(btf, "bpf_tracing_multi_link_attach", BTF_KIND_FUNC) > 0;
+	btf__free(btf);
+	return has;
+}
+
+/*
+ * What ordinary programs cost, on this kernel and on the base kernel
+ * (make bench BENCH_KERNEL_TREE=base), which has the same tests: the
+ * calls per second of a function with nothing, fentry, fexit, kprobe,
+ * kprobe.multi or fmod_ret on it; an ordinary fentry's attach and detach
+ * time; and here also that time with multi links on other functions, which
+ * an ordinary trampoline does not wait for. Only the programs a 6.12
+ * kernel knows are loaded.
  */
 void serial_test_tracing_multi_bench_ordinary(void)
 {
+	static const char trig_target[] = "bpf_get_numa_node_id";
 	struct bpf_link *links[ORD_MULTI_LINKS] = {};
+	bool multi = kernel_has_tracing_multi();
 	struct tracing_multi_bench *skel;
+	struct bpf_program *prog;
+	struct {
+		const char *name;
+		struct bpf_program *prog;
+		bool kfunc;	/* called by trig_driver_kfunc, else trig_driver */
+		double rate;
+	} runs[7] = {};
+	const char *sep = "";
 	double a0, d0, a1, d1;
+	struct bpf_link *link;
 	int i;
 
 	skel = tracing_multi_bench__open();
 	if (!ASSERT_OK_PTR(skel, "open"))
 		return;
-	bpf_program__set_autoload(skel->progs.trig_fentry, true);
+	bpf_object__for_each_program(prog, skel->obj)
+		bpf_program__set_autoload(prog, false);
+	runs[0] = (typeof(runs[0])){ "base" };
+	runs[1] = (typeof(runs[0])){ "fentry", skel->progs.trig_fentry };
+	runs[2] = (typeof(runs[0])){ "fexit", skel->progs.trig_fexit };
+	runs[3] = (typeof(runs[0])){ "kprobe", skel->progs.trig_kprobe };
+	runs[4] = (typeof(runs[0])){ "kprobe-multi", skel->progs.trig_kprobe_multi };
+	runs[5] = (typeof(runs[0])){ "base-kfunc", NULL, true };
+	runs[6] = (typeof(runs[0])){ "fmodret", skel->progs.trig_fmodret, true };
+	bpf_program__set_autoload(skel->progs.trig_driver, true);
+	bpf_program__set_autoload(skel->progs.trig_driver_kfunc, true);
+	for (i = 0; i < ARRAY_SIZE(runs); i++)
+		if (runs[i].prog)
+			bpf_program__set_autoload(runs[i].prog, true);
+	bpf_program__set_autoload(skel->progs.bench_fentry, multi);
 	if (!ASSERT_OK(tracing_multi_bench__load(skel), "load"))
 		goto out;
+
+	for (i = 0; i < ARRAY_SIZE(runs); i++) {
+		prog = runs[i].prog;
+		link = NULL;
+		if (prog == skel->progs.trig_kprobe_multi)
+			link = bpf_program__attach_kprobe_multi_opts(prog, trig_target, NULL);
+		else if (prog)
+			link = bpf_program__attach(prog);
+		if (prog == skel->progs.trig_kprobe_multi &&
+		    libbpf_get_error(link) == -EOPNOTSUPP)
+			continue;	/* no kprobe.multi (arm64 6.12) */
+		if (prog && !ASSERT_OK_PTR(link, runs[i].name))
+			goto out;
+		runs[i].rate = trig_rate(skel, runs[i].kfunc ? skel->progs.trig_driver_kfunc :
+					 skel->progs.trig_driver, prog);
+		bpf_link__destroy(link);
+	}
+	printf("BENCH ordinary_calls:");
+	for (i = 0; i < ARRAY_SIZE(runs); i++) {
+		if (!runs[i].rate)
+			continue;
+		printf("%s %s %.3f M/s", sep, runs[i].name, runs[i].rate);
+		sep = ",";
+	}
+	printf("\n");
+
 	ordinary_attach_time(skel, &a0, &d0);
+	if (!multi) {
+		printf("BENCH ordinary_attach: fentry attach %.3f ms detach %.3f ms; "
+		       "no tracing_multi here\n", a0, d0);
+		goto out;
+	}
 	for (i = 0; i < ORD_MULTI_LINKS; i++) {
 		links[i] = bpf_program__attach_tracing_multi(skel->progs.bench_fentry,
 							     "bpf_fentry_test?", NULL);
