@@ -72,17 +72,30 @@ for path in logs:
                         (float(m.group(5)) - float(m.group(8))) / float(m.group(7)))
                 continue
             m = re.match(r"BENCH ordinary_attach: fentry attach ([\d.]+) ms detach ([\d.]+) ms; "
-                         r"with (\d+) fentry.multi links elsewhere attach ([\d.]+) ms "
-                         r"detach ([\d.]+) ms", line)
+                         r"(?:with (\d+) fentry.multi links elsewhere attach ([\d.]+) ms "
+                         r"detach ([\d.]+) ms)?", line)
             if m:
-                a0, d0, n, a1, d1 = (float(m.group(1)), float(m.group(2)), m.group(3),
-                                     float(m.group(4)), float(m.group(5)))
+                a0, d0 = float(m.group(1)), float(m.group(2))
                 put(d, "ordinary fentry attach (ms)", a0)
                 put(d, "ordinary fentry detach (ms)", d0)
-                put(d, "  with %s multi links: attach (ms)" % n, a1)
-                put(d, "  with %s multi links: detach (ms)" % n, d1)
-                put(d, "  attach with/without", a1 / a0)
-                put(d, "  detach with/without", d1 / d0)
+                if m.group(3):	# not on the base kernel
+                    n, a1, d1 = m.group(3), float(m.group(4)), float(m.group(5))
+                    put(d, "  with %s multi links: attach (ms)" % n, a1)
+                    put(d, "  with %s multi links: detach (ms)" % n, d1)
+                    put(d, "  attach with/without", a1 / a0)
+                    put(d, "  detach with/without", d1 / d0)
+                continue
+            m = re.match(r"BENCH ordinary_calls: (.*)", line)
+            if m:
+                # ordinary programs per call, here or on the base kernel
+                calls = dict((k.group(1), float(k.group(2))) for k in
+                             re.finditer(r"([\w-]+) ([\d.]+) M/s", m.group(1)))
+                for name, rate in calls.items():
+                    put(d, "ordinary: %s ns/call" % name, 1e3 / rate)
+                for name, rate in calls.items():
+                    base = calls.get("base-kfunc" if name == "fmodret" else "base")
+                    if base and not name.startswith("base"):
+                        put(d, "ordinary: %s +ns/call" % name, 1e3 / rate - 1e3 / base)
                 continue
             m = re.match(r"BENCH memory slab: (fentry\.multi(?: again)?): (.*)", line)
             if m:

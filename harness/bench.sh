@@ -27,6 +27,12 @@
 #   sampling profile of the attach and the detach of a link on every
 #   function, runs only when named (see harness/experiments/README,
 #   profile-hrtimers).
+# BENCH_KERNEL_TREE=base: boot the base kernel instead (the base tree,
+#   HARNESS_SERIES_STEP=1, the same config, built into
+#   build/<arch>-bench-base) with the same selftests, their modules left
+#   out; only benchmarks that load programs a 6.12 kernel knows run there:
+#   by default tracing_multi_bench_ordinary, what ordinary programs cost
+#   per call and to attach, to set beside this kernel's figures.
 # BENCH_KERNEL=bench (default): the test kernel without lockdep, RCU and
 #   sleep checks and fault injection (harness/config/bench.config), built
 #   into build/<arch>-bench: a debug kernel's locks cost many times what
@@ -48,20 +54,42 @@ wall) export QEMU_ICOUNT= ;;
 *) die "BENCH_CLOCK is icount or wall" ;;
 esac
 [[ $runs =~ ^[1-9][0-9]*$ ]] || die "BENCH_RUNS must be a number"
-tests=${BENCH_TESTS:-tracing_multi_bench_trigger,tracing_multi_bench_attach,tracing_multi_bench_ordinary,tracing_multi_bench_memory,tracing_multi_bench_beside_all,tracing_multi_bench_inflight,tracing_multi_bench_sets,tracing_multi_bench_ibt}
+case "${BENCH_KERNEL_TREE:-}" in
+"") default_tests=tracing_multi_bench_trigger,tracing_multi_bench_attach,tracing_multi_bench_ordinary,tracing_multi_bench_memory,tracing_multi_bench_beside_all,tracing_multi_bench_inflight,tracing_multi_bench_sets,tracing_multi_bench_ibt ;;
+base) default_tests=tracing_multi_bench_ordinary
+	[ -z "${EXPERIMENT:-}" ] || die "EXPERIMENT patches this tree's kernel, not the base one" ;;
+*) die "BENCH_KERNEL_TREE is unset or base" ;;
+esac
+tests=${BENCH_TESTS:-$default_tests}
 # an instruction-counted guest runs slower than a plain one
 export GUEST_TIMEOUT=${GUEST_TIMEOUT:-$((1200 + runs * 900))}
 
 "$HARNESS/kernel.sh" "$KARCH"
 "$HARNESS/selftests.sh" "$KARCH"
+run_dir=$GUEST_SOUT
+if [ -n "${BENCH_KERNEL_TREE:-}" ]; then
+	# the base kernel; the selftests stay this tree's, built for this one
+	base_tree
+	export HARNESS_KOUT=$KOUT-base
+	HARNESS_TREE=$BASE HARNESS_SERIES_STEP=1 "$HARNESS/kernel.sh" "$KARCH"
+	ANAME=$ANAME-base
+	# test_progs loads the bpf_testmod.ko in its directory: not built for it
+	run_dir=/tmp/bench-run
+fi
 out=$BUILD/bench/$ANAME
 rm -rf "$out"; mkdir -p "$out"
 cat > "$out/job.sh" <<JOB
-cd $GUEST_SOUT
+if [ $run_dir != $GUEST_SOUT ]; then
+	mkdir -p $run_dir
+	for e in $GUEST_SOUT/*; do
+		case \$e in *.ko) ;; *) ln -s \$e $run_dir/ ;; esac
+	done
+fi
+cd $run_dir
 # the test kernels' check of every freed trampoline against every ftrace
 # record (CONFIG_FTRACE_DIRECT_VERIFY) is a debugging aid: off, as on a
 # production kernel
-echo N > /sys/kernel/debug/ftrace_direct_verify 2>/dev/null
+[ -e /sys/kernel/debug/ftrace_direct_verify ] && echo N > /sys/kernel/debug/ftrace_direct_verify
 for i in \$(seq $runs); do
 	echo "bench run \$i of $runs"
 	./test_progs -v -a $tests > /work/bench/$ANAME/run\$i.log 2>&1

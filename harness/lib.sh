@@ -60,6 +60,21 @@ arch_vars() {
 	GUEST_SOUT=/work/${SOUT#$BUILD/}
 }
 
+# base_tree: BASE, the base tree (build/linux at tag "base"), checked out
+# into build/regress/linux-base if it is not there yet.
+base_tree() {
+	[ -d "$BUILD/linux/.git" ] || HARNESS_TREE= "$HARNESS/tree.sh"
+	BASE=$BUILD/regress/linux-base
+	local want
+	want=$(git -C "$BUILD/linux" rev-parse base)
+	if [ "$(git -C "$BASE" rev-parse HEAD 2>/dev/null)" != "$want" ]; then
+		log "checking out the base tree into ${BASE#$REPO/}"
+		rm -rf "$BASE"
+		git clone -q --no-checkout "$BUILD/linux" "$BASE"
+		git -C "$BASE" checkout -q "$want"
+	fi
+}
+
 # apt_update: apt-get update, once per build/ (after an architecture is added).
 apt_update() {
 	mkdir -p "$BUILD"

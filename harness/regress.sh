@@ -39,18 +39,8 @@ done
 T0=$(now_s)
 R=$BUILD/regress
 OUT=$R/$KARCH
-BASE=$R/linux-base
 mkdir -p "$OUT"
-
-# The base tree: build/linux at tag base.
-[ -d "$TREE/.git" ] || "$HARNESS/tree.sh"
-want=$(git -C "$TREE" rev-parse base)
-if [ "$(git -C "$BASE" rev-parse HEAD 2>/dev/null)" != "$want" ]; then
-	log "regress: checking out the base tree into ${BASE#$REPO/}"
-	rm -rf "$BASE"
-	git clone -q --no-checkout "$TREE" "$BASE"
-	git -C "$BASE" checkout -q "$want"
-fi
+base_tree
 
 # kernel NAME: set KTREE and KDIR_OUT for the base or the patched kernel.
 kernel() {
