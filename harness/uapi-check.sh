@@ -28,7 +28,10 @@ enum_names() {
 	sed -n "/^enum $1 {/,/^};/p" "$up" | sed -nE 's/^[[:space:]]+(BPF_[A-Z0-9_]+).*/\1/p'
 }
 
-gen=$out/gen.c
+# this run's files: make check for two arches at once runs it twice
+run=$(mktemp -d "$out/run.XXXXXX")
+trap 'rm -rf "$run"' EXIT
+gen=$run/gen.c
 {
 	echo '#include <stdio.h>'
 	echo '#include <stddef.h>'
@@ -62,15 +65,15 @@ gen=$out/gen.c
 	echo '	return 0;'
 	echo '}'
 } > "$gen"
-cc -o "$out/gen" -I "$vdir/include/uapi" -I "$vdir/include" "$gen" || die "uapi-check: generator does not build"
-"$out/gen" > "$out/asserts.c"
-n=$(grep -c _Static_assert "$out/asserts.c")
+cc -o "$run/gen" -I "$vdir/include/uapi" -I "$vdir/include" "$gen" || die "uapi-check: generator does not build"
+"$run/gen" > "$run/asserts.c"
+n=$(grep -c _Static_assert "$run/asserts.c")
 # Each header alone (its other includes from the system's linux-libc-dev).
 for inc in include/uapi tools/include/uapi; do
-	rm -rf "$out/inc"; mkdir -p "$out/inc/linux"
-	cp "$TREE/$inc/linux/bpf.h" "$out/inc/linux/bpf.h"
-	if ! cc -fsyntax-only -I "$out/inc" "$out/asserts.c" 2> "$out/errors.log"; then
-		grep -E 'error' "$out/errors.log" | head -n 20 >&2
+	rm -rf "$run/inc"; mkdir -p "$run/inc/linux"
+	cp "$TREE/$inc/linux/bpf.h" "$run/inc/linux/bpf.h"
+	if ! cc -fsyntax-only -I "$run/inc" "$run/asserts.c" 2> "$run/errors.log"; then
+		grep -E 'error' "$run/errors.log" | head -n 20 >&2
 		die "uapi-check: $inc/linux/bpf.h differs from upstream's (vendored libbpf)"
 	fi
 done
