@@ -52,12 +52,13 @@
  *
  * Detach never fails. When a reroute cannot get memory (or JIT space), the
  * link's programs are jumped over in the images that run them: the JIT
- * left a NOP before each program of a multi image for that, so it needs
- * nothing new. Those images stay where they are and run the other links;
- * planning no longer picks them. A shared image that jumps over a link is
- * dead (bpf_tramp_shared.dead). Each function left on an image that jumps
- * over a program, shared or its own (also after an ordinary program's
- * detach without memory, bpf_tramp_multi_unlink()), is stale (on
+ * starts each program's code in a multi image with a place to patch for
+ * that (bpf_arch_tramp_skip()), so it needs nothing new. Those images
+ * stay where they are and run the other links; planning no longer picks
+ * them. A shared image that jumps over a link is dead
+ * (bpf_tramp_shared.dead). Each function left on an image that jumps over
+ * a program, shared or its own (also after an ordinary program's detach
+ * without memory, bpf_tramp_multi_unlink()), is stale (on
  * tramp_stale_list) until multi_tidy() moves it, as soon as it can,
  * keeping its trampoline until then.
  *
@@ -1579,8 +1580,8 @@ static void multi_tidy_workfn(struct work_struct *work)
 
 /*
  * After jumping over programs: every CPU has synchronized its instruction
- * stream (the jumps are what it fetches). That no task is between a NOP
- * it passed and the end of the program it guards is for the
+ * stream (the jumps are what it fetches). That no task is between the
+ * start of a program's code it passed and the code's end is for the
  * bpf_tramp_multi_wait() that follows the detach, after the mutexes: both
  * callers are detaches.
  */

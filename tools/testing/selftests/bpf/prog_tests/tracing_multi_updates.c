@@ -55,7 +55,11 @@
  * program of the link that left does not run at exit.
  *
  * exits_in_flight_ordinary: the same with ordinary fentry and fexit
- * programs on an ordinary trampoline (no multi link on the function).
+ * programs on an ordinary trampoline (no multi link on the function), their
+ * links' cookies of each form the JIT loads (block_cookies[]): the load is
+ * the instruction a detach replaces with a jump past the program on x86-64
+ * (bpf_arch_tramp_skip()). The link that leaves takes each form in turn;
+ * four links that stay take one each and check it.
  *
  * ordinary_size: an ordinary trampoline takes the kmalloc cache it took on
  * 6.12, and at most 16 bytes more: what multi links keep of a function
@@ -758,7 +762,7 @@ out:
 #define MULTI_BLOCK	"/sys/module/bpf_testmod/parameters/multi_block"
 #define BLOCK_FUNC	"bpf_testmod:bpf_testmod_multi_block"
 #define BLOCK_LEN	11	/* strlen("multi_block"): the function returns it */
-#define EXIT_ROUNDS	3
+#define EXIT_ROUNDS	4	/* ARRAY_SIZE(block_cookies) */
 
 enum exits_kind { EXITS_FEXIT, EXITS_FMOD_RET, EXITS_FSESSION, EXITS_ORDINARY };
 
@@ -782,13 +786,18 @@ static void *block_thread(void *arg)
 	return NULL;
 }
 
-static struct bpf_link *attach_block(struct bpf_program *prog)
+/* 0, an imm32, a sign-extended imm32, an imm64 */
+static const __u64 block_cookies[] = { 0, 0x1234, -1ULL, 1ULL << 40 };
+
+/* @cookie: an ordinary program's */
+static struct bpf_link *attach_block(struct bpf_program *prog, __u64 cookie)
 {
+	LIBBPF_OPTS(bpf_trace_opts, opts, .cookie = cookie);
 	struct bpf_link *link;
 
 	if (bpf_program__expected_attach_type(prog) == BPF_TRACE_FENTRY ||
 	    bpf_program__expected_attach_type(prog) == BPF_TRACE_FEXIT)
-		link = bpf_program__attach(prog);
+		link = bpf_program__attach_trace_opts(prog, &opts);
 	else
 		link = bpf_program__attach_tracing_multi(prog, BLOCK_FUNC, NULL);
 
@@ -798,15 +807,20 @@ static struct bpf_link *attach_block(struct bpf_program *prog)
 /*
  * One call in flight: it enters with churn_exit's link there, which
  * leaves while it sleeps; churn_entry's link comes and goes meanwhile.
+ * Round @round's ordinary links take cookies of two forms.
  */
-static int exits_round(struct tracing_multi_exits *skel, bool ordinary)
+static int exits_round(struct tracing_multi_exits *skel, bool ordinary, int round)
 {
+	__u64 churn_cookie = block_cookies[round % ARRAY_SIZE(block_cookies)];
+	__u64 other_cookie = block_cookies[ARRAY_SIZE(block_cookies) - 1 -
+					   round % ARRAY_SIZE(block_cookies)];
 	struct block_ctx c = { .skel = skel };
 	struct bpf_link *churn, *other;
 	int i, err = -1;
 	pthread_t tid;
 
-	churn = attach_block(ordinary ? skel->progs.ord_churn_exit : skel->progs.churn_exit);
+	churn = attach_block(ordinary ? skel->progs.ord_churn_exit : skel->progs.churn_exit,
+			     churn_cookie);
 	if (!churn)
 		return -1;
 	if (!ASSERT_OK(tracing_multi_write_file(MULTI_BLOCK, "1"), "arm multi_block") ||
@@ -821,7 +835,7 @@ static int exits_round(struct tracing_multi_exits *skel, bool ordinary)
 		bpf_link__destroy(churn);
 		churn = NULL;
 		other = attach_block(ordinary ? skel->progs.ord_churn_entry :
-						skel->progs.churn_entry);
+						skel->progs.churn_entry, other_cookie);
 		bpf_link__destroy(other);
 		err = other ? 0 : -1;
 	}
@@ -836,7 +850,7 @@ static int exits_round(struct tracing_multi_exits *skel, bool ordinary)
 static void test_exits_in_flight(enum exits_kind kind)
 {
 	struct tracing_multi_exits *skel;
-	struct bpf_link *stay[2] = {};
+	struct bpf_link *stay[4] = {};
 	struct block_ctx c;
 	int i, rounds = 0;
 
@@ -845,26 +859,32 @@ static void test_exits_in_flight(enum exits_kind kind)
 		return;
 	switch (kind) {
 	case EXITS_FEXIT:
-		stay[0] = attach_block(skel->progs.stay_entry);
-		stay[1] = attach_block(skel->progs.stay_exit);
+		stay[0] = attach_block(skel->progs.stay_entry, 0);
+		stay[1] = attach_block(skel->progs.stay_exit, 0);
 		break;
 	case EXITS_FMOD_RET:
-		stay[0] = attach_block(skel->progs.stay_fmod_ret);
-		stay[1] = attach_block(skel->progs.stay_exit);
+		stay[0] = attach_block(skel->progs.stay_fmod_ret, 0);
+		stay[1] = attach_block(skel->progs.stay_exit, 0);
 		break;
 	case EXITS_FSESSION:
-		stay[0] = attach_block(skel->progs.stay_session);
+		stay[0] = attach_block(skel->progs.stay_session, 0);
 		stay[1] = stay[0];
 		break;
 	case EXITS_ORDINARY:
-		stay[0] = attach_block(skel->progs.ord_entry);
-		stay[1] = attach_block(skel->progs.ord_exit);
+		for (i = 0; i < ARRAY_SIZE(block_cookies); i++)
+			skel->bss->cookies[i] = block_cookies[i];
+		stay[0] = attach_block(skel->progs.ord_entry, block_cookies[0]);
+		stay[1] = attach_block(skel->progs.ord_exit, block_cookies[1]);
+		stay[2] = attach_block(skel->progs.ord_entry_2, block_cookies[2]);
+		stay[3] = attach_block(skel->progs.ord_exit_3, block_cookies[3]);
+		if (!stay[2] || !stay[3])
+			goto out;
 		break;
 	}
 	if (!stay[0] || !stay[1])
 		goto out;
 	for (i = 0; i < EXIT_ROUNDS; i++) {
-		if (exits_round(skel, kind == EXITS_ORDINARY))
+		if (exits_round(skel, kind == EXITS_ORDINARY, i))
 			goto out;
 		rounds++;
 		if (kind != EXITS_FMOD_RET)
@@ -900,6 +920,10 @@ static void test_exits_in_flight(enum exits_kind kind)
 		ASSERT_EQ(skel->bss->sess_rets, EXIT_ROUNDS * BLOCK_LEN, "return values at exit");
 		break;
 	}
+	if (kind == EXITS_ORDINARY) {
+		ASSERT_EQ(skel->bss->cookie_runs, 4 * EXIT_ROUNDS, "ordinary links that stay");
+		ASSERT_EQ(skel->bss->cookie_bad, 0, "their cookies");
+	}
 	/* gone before the calls returned, attached after they entered */
 	ASSERT_EQ(skel->bss->churn_exits, 0, "the left link's exits");
 	ASSERT_EQ(skel->bss->churn_entries, 0, "the link that came and went");
@@ -907,6 +931,8 @@ out:
 	bpf_link__destroy(stay[0]);
 	if (stay[1] != stay[0])
 		bpf_link__destroy(stay[1]);
+	bpf_link__destroy(stay[2]);
+	bpf_link__destroy(stay[3]);
 	tracing_multi_exits__destroy(skel);
 }
 

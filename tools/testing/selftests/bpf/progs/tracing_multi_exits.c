@@ -20,6 +20,17 @@ int fmod_ret_val;	/* what stay_fmod_ret returns (0: the function runs) */
 
 __u64 entries, exits, fmod_runs, sess_entries, sess_exits, sess_bad;
 __u64 churn_entries, churn_exits;
+/* the cookies of the ordinary links that stay; their runs, and those that
+ * saw another cookie
+ */
+__u64 cookies[4], cookie_runs, cookie_bad;
+
+static __always_inline void check_cookie(void *ctx, int i)
+{
+	cookie_runs++;
+	if (bpf_get_attach_cookie(ctx) != cookies[i])
+		cookie_bad++;
+}
 /* return values the exit programs saw, summed */
 __u64 exit_rets, sess_rets;
 
@@ -100,8 +111,10 @@ int churn_exit(void *ctx)
 SEC("fentry/bpf_testmod_multi_block")
 int BPF_PROG(ord_entry, int a)
 {
-	if (mine())
-		entries++;
+	if (!mine())
+		return 0;
+	entries++;
+	check_cookie(ctx, 0);
 	return 0;
 }
 
@@ -112,6 +125,23 @@ int BPF_PROG(ord_exit, int a, int ret)
 		return 0;
 	exits++;
 	exit_rets += ret;
+	check_cookie(ctx, 1);
+	return 0;
+}
+
+SEC("fentry/bpf_testmod_multi_block")
+int BPF_PROG(ord_entry_2, int a)
+{
+	if (mine())
+		check_cookie(ctx, 2);
+	return 0;
+}
+
+SEC("fexit/bpf_testmod_multi_block")
+int BPF_PROG(ord_exit_3, int a, int ret)
+{
+	if (mine())
+		check_cookie(ctx, 3);
 	return 0;
 }
 
