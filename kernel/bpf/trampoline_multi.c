@@ -106,10 +106,9 @@
  * (bpf_tramp_shared.reroute). What outlives the caller's frame: the
  * images it lets go, queued for the work item or, for a detach and for a
  * reroute that failed once published outside an ops_func callback, on
- * multi_deferred_puts (a detach's
- * ftrace entries and ops on multi_deferred_dead) for the
- * bpf_tramp_multi_wait() that follows the unlock (tr->multi_unlock_waits
- * tells an ordinary holder to wait).
+ * multi_deferred_puts (a detach's ftrace entries and ops on
+ * multi_deferred_dead) for the bpf_tramp_multi_wait() that follows the
+ * unlock (tr->multi_unlock_waits tells an ordinary holder to wait).
  */
 #include <linux/bpf.h>
 #include <linux/debugfs.h>
