@@ -26,8 +26,8 @@ struct bpf_tramp_multi {
 	 * link; more, in links[], which multi_links_add() allocates and
 	 * multi_links_del() frees. Added under tr->mutex too, taken off by a
 	 * detach without it (and links[] freed): read under tramp_multi_mutex;
-	 * a function that is not multi-managed has none, which tr->mutex
-	 * alone is enough to see.
+	 * a function that is not multi-managed has none, which
+	 * bpf_tramp_multi_managed() under tr->mutex is enough to see.
 	 */
 	union {
 		struct bpf_tracing_multi_link *link;
@@ -72,15 +72,19 @@ void bpf_tramp_ftrace_ops_init(struct ftrace_ops *ops, struct bpf_trampoline *tr
 /*
  * Is trampoline_multi.c in charge of @tr? While it has multi links (or a
  * detaching one, which counts in tr->multi_cnt), is on a shared image, or
- * waits to be tidied. It becomes so, and stops, only with both mutexes held.
+ * waits to be tidied. It becomes so only with both mutexes held; it stops
+ * with both, or with tramp_multi_mutex alone at a detach's end
+ * (multi_link_unhold(), whose release the acquire here pairs with).
  */
 static inline bool bpf_tramp_multi_managed(const struct bpf_trampoline *tr)
 {
 	/*
 	 * Without tr->mutex, stale_node and multi->shared change only while
-	 * an earlier term holds: under tr->mutex, the answer is stable.
+	 * an earlier term holds: under tr->mutex, a "no" is stable. Read
+	 * after the acquire, they and whatever the caller reads of @tr next
+	 * come after a detach's writes: a tr->mutex holder asks first.
 	 */
-	return tr->multi_cnt ||
+	return smp_load_acquire(&tr->multi_cnt) ||
 	       (tr->multi && (!list_empty(&tr->multi->stale_node) || tr->multi->shared));
 }
 #else

@@ -81,10 +81,11 @@
  * (bpf_trampoline_trylock(), shared_ops_func()). Any other function
  * changes under tr->mutex alone and waits for no link operation;
  * program-keyed trampolines never are multi-managed. A function becomes
- * multi-managed, and stops being so, only with both mutexes held
- * (multi_link_add(), multi_link_del(), multi_link_unhold(),
- * multi_stale_del()): the ordinary path asks under tr->mutex, and the
- * answer holds while it keeps it.
+ * multi-managed only with both mutexes held (multi_link_add()), and stops
+ * being so with both (multi_link_del(), multi_stale_del()) or, at a
+ * detach's end, with tramp_multi_mutex and a release (multi_link_unhold()):
+ * the ordinary path asks under tr->mutex; a "no" holds while it keeps it,
+ * and a "yes" sends it to take tramp_multi_mutex first and ask again.
  *
  * Read with neither held: tr->multi->loc_off, set once, once loc_known is
  * (multi_tr_known(), tracing_multi_link.c).
@@ -1799,7 +1800,10 @@ static void multi_link_unlist(struct bpf_tracing_multi_link *link)
  * @link: the link being released, its functions rerouted
  *
  * A function whose last multi link this was stops being multi-managed
- * unless it is stale: under tr->mutex too.
+ * unless it is stale, without tr->mutex: an ordinary holder of tr->mutex
+ * that finds it so (bpf_tramp_multi_managed()'s acquire) sees everything
+ * the detach wrote to it before this release, and nothing here writes to
+ * it after.
  */
 static void multi_link_unhold(struct bpf_tracing_multi_link *link)
 {
@@ -1809,9 +1813,7 @@ static void multi_link_unhold(struct bpf_tracing_multi_link *link)
 	for (i = 0; i < link->cnt; i++) {
 		struct bpf_trampoline *tr = link->funcs[i].tr;
 
-		mutex_lock(&tr->mutex);
-		tr->multi_cnt--;
-		mutex_unlock(&tr->mutex);
+		smp_store_release(&tr->multi_cnt, tr->multi_cnt - 1);
 		multi_resched_batch(i);
 	}
 }
