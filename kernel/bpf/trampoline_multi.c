@@ -1813,6 +1813,7 @@ static void multi_link_unhold(struct bpf_tracing_multi_link *link)
 	for (i = 0; i < link->cnt; i++) {
 		struct bpf_trampoline *tr = link->funcs[i].tr;
 
+		/* pairs with bpf_tramp_multi_managed()'s acquire */
 		smp_store_release(&tr->multi_cnt, tr->multi_cnt - 1);
 		multi_resched_batch(i);
 	}

@@ -25,14 +25,15 @@ __u64 churn_entries, churn_exits;
  */
 __u64 cookies[4], cookie_runs, cookie_bad;
 
+/* return values the exit programs saw, summed */
+__u64 exit_rets, sess_rets;
+
 static __always_inline void check_cookie(void *ctx, int i)
 {
 	cookie_runs++;
 	if (bpf_get_attach_cookie(ctx) != cookies[i])
 		cookie_bad++;
 }
-/* return values the exit programs saw, summed */
-__u64 exit_rets, sess_rets;
 
 static __always_inline bool mine(void)
 {
