@@ -1578,18 +1578,6 @@ static void multi_tidy_workfn(struct work_struct *work)
 		bpf_tramp_multi_wait();
 }
 
-/*
- * After jumping over programs: every CPU has synchronized its instruction
- * stream (the jumps are what it fetches). That no task is between the
- * start of a program's code it passed and the code's end is for the
- * bpf_tramp_multi_wait() that follows the detach, after the mutexes: both
- * callers are detaches.
- */
-static void multi_skip_sync(void)
-{
-	kick_all_cpus_sync();
-}
-
 /* Jump over @link's programs in @s's image; false if it has none. */
 static bool tramp_shared_skip_link(struct bpf_tramp_shared *s, struct bpf_tracing_multi_link *link)
 {
@@ -1634,7 +1622,6 @@ static void multi_link_skip(struct bpf_tracing_multi_link *link)
 			multi_stale_add(tr);
 		cond_resched();
 	}
-	multi_skip_sync();
 }
 
 /**
@@ -1663,7 +1650,6 @@ int bpf_tramp_multi_unlink(struct bpf_trampoline *tr, struct bpf_tramp_link *lin
 	err = multi_reroute_tr(&r, tr);
 	if (!err || !tr->cur_image || !bpf_tramp_image_skip_link(tr->cur_image, link))
 		return err;
-	multi_skip_sync();
 	multi_stale_add(tr);
 	schedule_delayed_work(&multi_tidy_work, 0);
 	return 0;

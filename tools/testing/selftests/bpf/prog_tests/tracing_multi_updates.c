@@ -58,8 +58,10 @@
  * programs on an ordinary trampoline (no multi link on the function), their
  * links' cookies of each form the JIT stores (block_cookies[]): on x86-64
  * the cookie's first instruction is what a detach replaces with a jump past
- * the program (bpf_arch_tramp_skip()). The link that leaves takes each form
- * in turn; four links that stay take one each and check it.
+ * the program (bpf_arch_tramp_skip(); on arm64 it points the literal the
+ * code loads the program from at one that does nothing). The link that
+ * leaves takes each form in turn; four links that stay take one each and
+ * check it.
  *
  * ordinary_size: an ordinary trampoline takes the kmalloc cache it took on
  * 6.12, and at most 16 bytes more: what multi links keep of a function
