@@ -28,7 +28,9 @@
 # collects them before it boots. Each guest prints
 # progress at least once a minute. Last line: "regress ARCH: N regressions".
 # REGRESS_KERNELS="base" or "patched" builds and runs one kernel only
-# (two such runs may go side by side; the report needs both).
+# (two such runs may go side by side once the base tree's selftests for
+# the arch are built: both would build them in one directory; the report
+# needs both).
 . "$(dirname "$0")/lib.sh"
 arch_vars "${1:?usage: regress.sh ARCH}"
 ALL_SUITES="livepatch ftrace test_verifier test_progs parallel"
