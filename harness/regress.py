@@ -15,7 +15,9 @@
       "regress ARCH: N regressions"
 
 RES holds one "STATUS NAME" line per test (PASS, FAIL, SKIP), and
-"SPLAT text" lines for the kernel's splats during the suite.
+"SPLAT text" lines for the kernel's splats during the suite. "RETRY NAME":
+the test failed in a guest that could not calibrate its TSC (NOCLOCK), and
+is not counted: it runs again in another boot, and what it does there counts.
 """
 import os
 import re
@@ -40,12 +42,16 @@ def kout(kernel, arch):
     return os.path.join(BUILD, arch)	# "check": make check's kernel
 
 
-def read_res(res):
+def read_res(res, status=None):
+    """The tests of RES with their status; with STATUS, the names with it."""
     done = {}
     if os.path.exists(res):
         for line in open(res):
             st, _, name = line.rstrip("\n").partition(" ")
-            if st != "SPLAT":
+            if status is not None:
+                if st == status:
+                    done[name] = st
+            elif st not in ("SPLAT", "RETRY"):
                 done[name] = st
     return done
 
@@ -164,6 +170,17 @@ FT_MAP = {"PASS": "PASS", "XFAIL": "PASS", "FAIL": "FAIL", "UNRESOLVED": "FAIL",
           "UNSUPPORTED": "SKIP", "UNTESTED": "SKIP"}
 
 
+# An x86-64 guest booted while the host was too loaded to calibrate its
+# TSC: sched_clock() then counts jiffies (4 ms), and a test that times
+# something short (enable_stats: a program's run time) reads 0.
+NOCLOCK = re.compile(r"could not calculate TSC khz")
+
+
+def top_test(suite, name):
+    """The test of the suite's list that NAME is, or is a subtest of."""
+    return name.split("/")[0] if suite in ("test_progs", "parallel") else name
+
+
 def collect(suite, kernel, arch, out, res, boot, guest_ok):
     log = boot + ".log"
     lines = open(log, errors="replace").read().splitlines() if os.path.exists(log) else []
@@ -199,42 +216,56 @@ def collect(suite, kernel, arch, out, res, boot, guest_ok):
                 new.append((st or ("PASS" if rc == 0 else "FAIL"), cur))
                 cur = None
     splats = []
+    noclock = False
     con = boot + ".console"
     if os.path.exists(con):
         for x in open(con, errors="replace"):
             if SPLAT.search(x):
                 splats.append(re.sub(r"^\[[ 0-9.]+\] ", "", x.strip())[:160])
+            noclock = noclock or bool(NOCLOCK.search(x))
+    left = todo_list(suite, kernel, out)
+    # without a clock, a failed test of the list runs again, once
+    retry = set()
+    if noclock and left is not None:
+        retried = read_res(res, "RETRY")
+        retry = set(top_test(suite, name) for st, name in new if st == "FAIL") & set(left)
+        retry -= set(retried) | set(done)
     with open(res, "a") as f:
+        for t in sorted(retry):
+            f.write("RETRY %s\n" % t)
         for st, name in new:
-            if name not in done:
+            if name not in done and top_test(suite, name) not in retry:
                 f.write("%s %s\n" % (st, name))
                 done[name] = st
         for s in splats[:20]:
             f.write("SPLAT %s\n" % s)
     if guest_ok == "interrupted":
         return "salvaged %d results" % len(new)
-    left = todo_list(suite, kernel, out)
+    again = "%d to run again (the guest could not calibrate its TSC)" % len(retry)
     if suite == "test_verifier":
         if ended or not lines:
             return "done"
         return "resume after #%s" % max(int(n.split("/")[0]) for n in done) if done else "nothing ran"
     if left is None:
         return "done" if ended else "no test list"
-    rest = [t for t in left if t not in done]
+    rest = [t for t in left if t not in done and t not in retry]
     if not rest:
-        return "done"
+        return again if retry else "done"
     if ended and guest_ok == "1":
         # the suite ended without a result for these: they did not run
         with open(res, "a") as f:
             for t in rest:
                 f.write("SKIP %s\n" % t)
-        return "done"
+        return again if retry else "done"
     # the guest died in the first test without a result
     with open(res, "a") as f:
         f.write("FAIL %s\n" % rest[0])
     with open(boot + ".crash", "w") as f:
         f.write(rest[0] + "\n")
-    return "%d tests left, %s failed (crash)" % (len(rest) - 1, rest[0]) if len(rest) > 1 else "done"
+    if len(rest) > 1 or retry:
+        return "%d tests left, %s failed (crash)%s" % (len(rest) - 1, rest[0],
+                                                        ", " + again if retry else "")
+    return "done"
 
 
 def causes(name="regress.causes"):

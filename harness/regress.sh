@@ -23,7 +23,8 @@
 # that has them all is not run again (REGRESS_FORCE=1 runs it again; remove
 # a line to run that test again), and a
 # guest that dies or hangs is booted again for the tests it did not reach
-# (the test it died in counts as failed, "crash"). A make regress stopped
+# (the test it died in counts as failed, "crash"), and one that could not
+# calibrate its TSC (a loaded host) for the tests that failed in it, once. A make regress stopped
 # in the middle of a boot keeps that boot's finished tests: the next one
 # collects them before it boots. Each guest prints
 # progress at least once a minute. Last line: "regress ARCH: N regressions".
@@ -207,7 +208,7 @@ run_suite() {
 		touch "$g.collected"
 		[ "$left" = done ] && break
 		[ $boot -ge 8 ] && { log "regress: $suite on $k: giving up after $boot boots"; break; }
-		log "regress: $suite on $k: guest ended early ($left), booting again for the rest"
+		log "regress: $suite on $k: $left: booting again for the rest"
 	done
 	touch "$res.done"
 }
